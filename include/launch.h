@@ -1,0 +1,30 @@
+/*
+ * What the configuration gives a program: its argument data and its
+ * initial descriptors.  The config front end (config*.c) produces it; the
+ * supervisor consumes it.
+ */
+#ifndef LAUNCH_H
+#define LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rights.h"
+
+/* Guest descriptor i of the initial table is fds[i]. */
+struct launch_fd {
+  int host_fd; /* owned by the launch_config, close-on-exec */
+  struct fd_rights rights;
+};
+
+struct launch_config {
+  uint8_t *argdata; /* malloc'ed; argdata_len bytes, then one NUL */
+  size_t argdata_len;
+  struct launch_fd *fds; /* malloc'ed */
+  size_t nfds;
+};
+
+/* Closes every descriptor and frees the buffers; safe on a zeroed struct. */
+void launch_config_free(struct launch_config *lc);
+
+#endif
