@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "elf_check.h"
+#include "launch.h"
+#include "sup.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: cloudabi-run [OPTIONS] PROGRAM [CONFIG]\n"
@@ -53,7 +55,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: not a CloudABI executable: %s\n", program, why);
     return 127;
   }
-  printf("%s: CloudABI executable, entry 0x%llx, %zu loadable segments\n",
-         program, (unsigned long long)info.entry, info.nload);
-  return 0;
+  /* Until the YAML front end lands: {terminal: stdout, out: stdout}. */
+  static const uint8_t ad[] = {0x06, 0x8a, 0x08, 't', 'e', 'r', 'm', 'i',
+                               'n', 'a', 'l', 0x00, 0x85, 0x03, 0, 0,
+                               0,    0,    0x85, 0x08, 'o', 'u', 't', 0x00,
+                               0x85, 0x03, 0,    0,    0,   0};
+  struct launch_config lc = {0};
+  lc.argdata = malloc(sizeof(ad) + 1);
+  memcpy(lc.argdata, ad, sizeof(ad));
+  lc.argdata_len = sizeof(ad);
+  lc.fds = calloc(1, sizeof(*lc.fds));
+  lc.nfds = 1;
+  lc.fds[0].host_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (rights_for_host_fd(lc.fds[0].host_fd, &lc.fds[0].rights) != 0) {
+    fprintf(stderr, "cloudabi-run: stdout: %s\n", strerror(errno));
+    return 127;
+  }
+  struct sup_options opts = {.program_name = program};
+  int status = sup_run(&opts, fd, &lc);
+  launch_config_free(&lc);
+  close(fd);
+  return status;
 }

@@ -1,0 +1,47 @@
+/*
+ * One trapped CloudABI system call, from the notification to the answer.
+ * Handlers get it, read and write guest memory through it, and set its
+ * result; a handler that must wait parks it (see sup.h).
+ */
+#ifndef CALL_H
+#define CALL_H
+
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "captab.h"
+#include "cloudabi_types.h"
+
+struct sup;
+struct gproc;
+
+/* A handler's answer meaning "not yet: the call is parked". */
+#define CALL_PARKED ((cloudabi_errno_t)0xffff)
+
+struct call {
+  struct sup *sup;
+  struct gproc *proc;
+  uint64_t id;            /* the notification's */
+  uint32_t tid;           /* the calling thread, a host tid */
+  uint32_t sysno;         /* CloudABI syscall number */
+  uint64_t args[6];       /* argument registers as the guest set them */
+  struct capability *cap[7]; /* resolved descriptor arguments, by index */
+  uint64_t result;        /* returned to the vDSO stub on success */
+  /* Parking: what the call waits for (sup.c). */
+  bool parked; /* a heap copy on the supervisor's parked list */
+  bool dead;   /* answered or abandoned; freed at the end of the round */
+  struct call *next;
+  int wait_fd;
+  uint32_t wait_events;
+  uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 for none */
+  void *state;            /* handler-owned, freed with the call */
+};
+
+typedef cloudabi_errno_t call_handler_t(struct call *c);
+
+/* Checks that the notification is still pending: the calling thread is
+ * alive and still in this call. */
+bool call_is_valid(struct call *c);
+
+#endif

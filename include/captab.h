@@ -1,0 +1,64 @@
+/*
+ * A guest process's descriptor table: guest descriptor numbers to
+ * capabilities, i.e. a host object plus the rights this descriptor
+ * carries.  Descriptors that share a host object (fd_dup) share its flags,
+ * as POSIX descriptors share an open file description.
+ */
+#ifndef CAPTAB_H
+#define CAPTAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cloudabi_types.h"
+
+struct hostobj {
+  unsigned refcount;
+  int fd; /* the supervisor's descriptor, close-on-exec */
+  cloudabi_filetype_t type;
+  /* What the guest set with fd_stat_put or file_open: NONBLOCK and APPEND
+   * are kept here, whatever mode the host descriptor is in. */
+  cloudabi_fdflags_t flags;
+  bool is_socket;        /* non-blocking I/O by MSG_DONTWAIT */
+  bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
+};
+
+struct capability {
+  struct hostobj *obj; /* NULL: free slot */
+  cloudabi_rights_t base, inheriting;
+};
+
+struct captab {
+  struct capability *slots;
+  uint32_t size;  /* allocated slots */
+  uint32_t count; /* used slots */
+};
+
+/* The largest descriptor table a guest may have. */
+#define CAPTAB_MAX 65536
+
+/* Takes ownership of fd (closes it on failure). */
+struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type);
+void hostobj_ref(struct hostobj *obj);
+void hostobj_unref(struct hostobj *obj);
+
+void captab_init(struct captab *t);
+void captab_free(struct captab *t);
+/* Puts obj (taking a reference) in the lowest free slot: 0 or EMFILE/ENOMEM. */
+cloudabi_errno_t captab_insert(struct captab *t, struct hostobj *obj,
+                               cloudabi_rights_t base,
+                               cloudabi_rights_t inheriting,
+                               cloudabi_fd_t *fd);
+/* Puts obj at exactly fd (replacing what is there). */
+cloudabi_errno_t captab_insert_at(struct captab *t, cloudabi_fd_t fd,
+                                  struct hostobj *obj, cloudabi_rights_t base,
+                                  cloudabi_rights_t inheriting);
+/* The capability for fd if it has all of `need`: EBADF if fd is not open,
+ * ENOTCAPABLE if rights are missing. */
+cloudabi_errno_t captab_get(struct captab *t, cloudabi_fd_t fd,
+                            cloudabi_rights_t need, struct capability **cap);
+cloudabi_errno_t captab_close(struct captab *t, cloudabi_fd_t fd);
+/* A copy for a forked process: same host objects, new references. */
+cloudabi_errno_t captab_clone(const struct captab *from, struct captab *to);
+
+#endif

@@ -1,0 +1,24 @@
+/* The seccomp filter every guest process runs under. */
+#ifndef FILTER_H
+#define FILTER_H
+
+#include <linux/filter.h>
+#include <stddef.h>
+
+struct filter_prog {
+  struct sock_filter *insns; /* malloc'ed */
+  size_t len;
+};
+
+/*
+ * Builds the filter: the private numbers of trapped calls go to the
+ * supervisor by user notification; a short list of Linux calls the vDSO
+ * needs is allowed with every argument that matters compared in full;
+ * clone3 fails with ENOSYS; anything else raises SIGSYS, which the
+ * supervisor reports and turns into the death of the process.
+ * Returns 0, or -1 with a message in why.
+ */
+int filter_build(struct filter_prog *out, char *why, size_t why_size);
+void filter_free(struct filter_prog *p);
+
+#endif

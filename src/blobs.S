@@ -1,0 +1,13 @@
+/* The loader stub and the vDSO, built in abi/ and embedded here. */
+        .section .rodata
+        .balign 64
+        .globl blob_stub_start, blob_stub_end
+blob_stub_start:
+        .incbin STUB_PATH
+blob_stub_end:
+        .balign 64
+        .globl blob_vdso_start, blob_vdso_end
+blob_vdso_start:
+        .incbin VDSO_PATH
+blob_vdso_end:
+        .section .note.GNU-stack,"",@progbits

@@ -1,0 +1,127 @@
+/* Guest descriptor tables; see captab.h. */
+#include "captab.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type) {
+  struct hostobj *obj = calloc(1, sizeof(*obj));
+  if (obj == NULL) {
+    close(fd);
+    return NULL;
+  }
+  obj->refcount = 1;
+  obj->fd = fd;
+  obj->type = type;
+  return obj;
+}
+
+void hostobj_ref(struct hostobj *obj) { obj->refcount++; }
+
+void hostobj_unref(struct hostobj *obj) {
+  if (obj != NULL && --obj->refcount == 0) {
+    close(obj->fd);
+    free(obj);
+  }
+}
+
+void captab_init(struct captab *t) {
+  t->slots = NULL;
+  t->size = t->count = 0;
+}
+
+void captab_free(struct captab *t) {
+  for (uint32_t i = 0; i < t->size; i++)
+    hostobj_unref(t->slots[i].obj);
+  free(t->slots);
+  captab_init(t);
+}
+
+static cloudabi_errno_t grow(struct captab *t, uint32_t need) {
+  if (need <= t->size)
+    return 0;
+  if (need > CAPTAB_MAX)
+    return CLOUDABI_EMFILE;
+  uint32_t size = t->size < 8 ? 8 : t->size;
+  while (size < need)
+    size *= 2;
+  if (size > CAPTAB_MAX)
+    size = CAPTAB_MAX;
+  struct capability *slots = realloc(t->slots, size * sizeof(*slots));
+  if (slots == NULL)
+    return CLOUDABI_ENOMEM;
+  for (uint32_t i = t->size; i < size; i++)
+    slots[i] = (struct capability){NULL, 0, 0};
+  t->slots = slots;
+  t->size = size;
+  return 0;
+}
+
+cloudabi_errno_t captab_insert_at(struct captab *t, cloudabi_fd_t fd,
+                                  struct hostobj *obj, cloudabi_rights_t base,
+                                  cloudabi_rights_t inheriting) {
+  if (fd >= CAPTAB_MAX)
+    return CLOUDABI_EBADF;
+  cloudabi_errno_t e = grow(t, fd + 1);
+  if (e != 0)
+    return e;
+  struct capability *slot = &t->slots[fd];
+  hostobj_ref(obj);
+  if (slot->obj != NULL)
+    hostobj_unref(slot->obj);
+  else
+    t->count++;
+  *slot = (struct capability){obj, base, inheriting};
+  return 0;
+}
+
+cloudabi_errno_t captab_insert(struct captab *t, struct hostobj *obj,
+                               cloudabi_rights_t base,
+                               cloudabi_rights_t inheriting,
+                               cloudabi_fd_t *fd) {
+  uint32_t i = 0;
+  if (t->count < t->size) {
+    while (t->slots[i].obj != NULL)
+      i++;
+  } else {
+    i = t->size;
+  }
+  cloudabi_errno_t e = captab_insert_at(t, i, obj, base, inheriting);
+  if (e == 0)
+    *fd = i;
+  return e;
+}
+
+cloudabi_errno_t captab_get(struct captab *t, cloudabi_fd_t fd,
+                            cloudabi_rights_t need, struct capability **cap) {
+  if (fd >= t->size || t->slots[fd].obj == NULL)
+    return CLOUDABI_EBADF;
+  struct capability *c = &t->slots[fd];
+  if ((c->base & need) != need)
+    return CLOUDABI_ENOTCAPABLE;
+  *cap = c;
+  return 0;
+}
+
+cloudabi_errno_t captab_close(struct captab *t, cloudabi_fd_t fd) {
+  if (fd >= t->size || t->slots[fd].obj == NULL)
+    return CLOUDABI_EBADF;
+  hostobj_unref(t->slots[fd].obj);
+  t->slots[fd] = (struct capability){NULL, 0, 0};
+  t->count--;
+  return 0;
+}
+
+cloudabi_errno_t captab_clone(const struct captab *from, struct captab *to) {
+  captab_init(to);
+  cloudabi_errno_t e = grow(to, from->size);
+  if (e != 0)
+    return e;
+  for (uint32_t i = 0; i < from->size; i++) {
+    to->slots[i] = from->slots[i];
+    if (to->slots[i].obj != NULL)
+      hostobj_ref(to->slots[i].obj);
+  }
+  to->count = from->count;
+  return 0;
+}

@@ -1,0 +1,21 @@
+/* From a notification's registers to a handler; see syscall_table.h. */
+#include "syscall_table.h"
+
+#include "sup.h"
+
+cloudabi_errno_t dispatch(struct call *c) {
+  const struct syscall_desc *d = &syscall_table[c->sysno];
+  for (unsigned i = 0; i < d->nargs && i < 6; i++) {
+    const struct syscall_arg *a = &d->args[i];
+    /* Sub-64-bit arguments have undefined upper bits (SysV). */
+    if (a->size < 8)
+      c->args[i] &= (UINT64_C(1) << (8 * a->size)) - 1;
+    if (a->kind == ARG_fd || a->kind == ARG_lookup) {
+      cloudabi_errno_t e = captab_get(&c->proc->fds, (uint32_t)c->args[i],
+                                      a->rights, &c->cap[i]);
+      if (e != 0)
+        return e;
+    }
+  }
+  return d->handler(c);
+}

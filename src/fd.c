@@ -1,0 +1,139 @@
+/* Handlers for the fd_* system calls. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+
+#include "errno_map.h"
+#include "guestmem.h"
+#include "hostio.h"
+#include "sup.h"
+#include "syscall_table.h"
+
+#define R(name) CLOUDABI_RIGHT_##name
+
+/* A blocking descriptor that would block waits; a non-blocking one fails. */
+static cloudabi_errno_t would_block(struct call *c, struct hostobj *obj,
+                                    uint32_t events) {
+  if ((obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0)
+    return CLOUDABI_EAGAIN;
+  return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
+}
+
+cloudabi_errno_t handle_fd_write(struct call *c) {
+  struct hostobj *obj = c->cap[0]->obj;
+  struct iovec remote[GUESTMEM_MAX_IOVS];
+  size_t total;
+  cloudabi_errno_t e =
+      gmem_read_iovecs(c, c->args[1], c->args[2], remote, &total);
+  if (e != 0)
+    return e;
+  struct iovec local = {sup_scratch(c->sup), total};
+  e = gmem_readv(c, &local, 1, remote, c->args[2], total);
+  if (e != 0)
+    return e;
+  ssize_t n = hostio_writev(obj, &local, 1);
+  if (n == -EAGAIN)
+    return would_block(c, obj, EPOLLOUT);
+  if (n < 0)
+    return errno_from_host((int)-n);
+  c->result = (uint64_t)n;
+  return 0;
+}
+
+cloudabi_errno_t handle_fd_read(struct call *c) {
+  struct hostobj *obj = c->cap[0]->obj;
+  struct iovec remote[GUESTMEM_MAX_IOVS];
+  size_t total;
+  cloudabi_errno_t e =
+      gmem_read_iovecs(c, c->args[1], c->args[2], remote, &total);
+  if (e != 0)
+    return e;
+  struct iovec local = {sup_scratch(c->sup), total};
+  ssize_t n = hostio_readv(obj, &local, 1);
+  if (n == -EAGAIN)
+    return would_block(c, obj, EPOLLIN);
+  if (n < 0)
+    return errno_from_host((int)-n);
+  local.iov_len = (size_t)n;
+  size_t written;
+  e = gmem_writev(c, &local, 1, remote, c->args[2], (size_t)n, &written);
+  if (e != 0)
+    return e;
+  c->result = (uint64_t)n;
+  return 0;
+}
+
+cloudabi_errno_t handle_fd_close(struct call *c) {
+  return captab_close(&c->proc->fds, (uint32_t)c->args[0]);
+}
+
+cloudabi_errno_t handle_fd_dup(struct call *c) {
+  struct capability *from = c->cap[0];
+  cloudabi_fd_t fd;
+  cloudabi_errno_t e = captab_insert(&c->proc->fds, from->obj, from->base,
+                                     from->inheriting, &fd);
+  if (e == 0)
+    c->result = fd;
+  return e;
+}
+
+cloudabi_errno_t handle_fd_replace(struct call *c) {
+  /* Both exist (dispatch checked): `to` now names what `from` names. */
+  struct capability from = *c->cap[0];
+  return captab_insert_at(&c->proc->fds, (uint32_t)c->args[1], from.obj,
+                          from.base, from.inheriting);
+}
+
+cloudabi_errno_t handle_fd_stat_get(struct call *c) {
+  struct capability *cap = c->cap[0];
+  cloudabi_fdstat_t st;
+  memset(&st, 0, sizeof(st));
+  st.fs_filetype = cap->obj->type;
+  st.fs_flags = cap->obj->flags;
+  st.fs_rights_base = cap->base;
+  st.fs_rights_inheriting = cap->inheriting;
+  return gmem_write(c, c->args[1], &st, sizeof(st));
+}
+
+#define FDFLAGS_ALL                                                            \
+  (CLOUDABI_FDFLAG_APPEND | CLOUDABI_FDFLAG_DSYNC | CLOUDABI_FDFLAG_NONBLOCK | \
+   CLOUDABI_FDFLAG_RSYNC | CLOUDABI_FDFLAG_SYNC)
+
+cloudabi_errno_t handle_fd_stat_put(struct call *c) {
+  struct capability *cap = c->cap[0];
+  cloudabi_fdstat_t st;
+  cloudabi_errno_t e = gmem_read(c, c->args[1], &st, sizeof(st));
+  if (e != 0)
+    return e;
+  switch (c->args[2]) {
+  case CLOUDABI_FDSTAT_FLAGS: {
+    if ((cap->base & R(FD_STAT_PUT_FLAGS)) == 0)
+      return CLOUDABI_ENOTCAPABLE;
+    if ((st.fs_flags & ~FDFLAGS_ALL) != 0)
+      return CLOUDABI_EINVAL;
+    /* Only O_APPEND lives on the host description; NONBLOCK is the
+     * guest's view and the sync flags are honoured by hostio. */
+    int fl = fcntl(cap->obj->fd, F_GETFL);
+    if (fl < 0)
+      return errno_from_host(errno);
+    int want = (st.fs_flags & CLOUDABI_FDFLAG_APPEND) ? fl | O_APPEND
+                                                      : fl & ~O_APPEND;
+    if (want != fl && fcntl(cap->obj->fd, F_SETFL, want) != 0)
+      return errno_from_host(errno);
+    cap->obj->flags = st.fs_flags;
+    return 0;
+  }
+  case CLOUDABI_FDSTAT_RIGHTS:
+    /* Rights can only be dropped. */
+    if ((st.fs_rights_base & ~cap->base) != 0 ||
+        (st.fs_rights_inheriting & ~cap->inheriting) != 0)
+      return CLOUDABI_ENOTCAPABLE;
+    cap->base = st.fs_rights_base;
+    cap->inheriting = st.fs_rights_inheriting;
+    return 0;
+  default:
+    return CLOUDABI_EINVAL;
+  }
+}

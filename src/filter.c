@@ -1,0 +1,182 @@
+/* The guest's seccomp filter, built with libseccomp; see filter.h. */
+#include "filter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "syscall_table.h"
+#include "trap.h"
+
+/* What thread_create passes to clone: a thread in the same everything,
+ * with its own TLS word, its tid written into its new stack. */
+#define THREAD_CLONE_FLAGS                                                     \
+  (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |          \
+   CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID)
+
+struct rules {
+  scmp_filter_ctx ctx;
+  int error;
+  const char *what;
+};
+
+static void add(struct rules *r, uint32_t action, int nr, unsigned n,
+                const struct scmp_arg_cmp *cmp) {
+  if (r->error != 0)
+    return;
+  int e = seccomp_rule_add_array(r->ctx, action, nr, n, cmp);
+  if (e != 0) {
+    r->error = -e;
+    r->what = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+  }
+}
+
+/* Allows nr when argument `arg` equals one of values[0..n). */
+static void allow_arg_in(struct rules *r, int nr, unsigned arg,
+                         const uint64_t *values, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    struct scmp_arg_cmp cmp = SCMP_CMP64(arg, SCMP_CMP_EQ, values[i]);
+    add(r, SCMP_ACT_ALLOW, nr, 1, &cmp);
+  }
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void add_rules(struct rules *r) {
+  /* Calls the supervisor performs. */
+  for (unsigned i = 0; i < CLOUDABI_SYSCALL_COUNT; i++)
+    if (syscall_table[i].handler != NULL)
+      add(r, SCMP_ACT_NOTIFY, TRAP_NR_BASE + (int)i, 0, NULL);
+  add(r, SCMP_ACT_NOTIFY, TRAP_NR_BOOT, 0, NULL);
+
+  /* Memory, never writable and executable at once (W^X). */
+  static const uint64_t prots[] = {PROT_NONE,
+                                   PROT_READ,
+                                   PROT_WRITE,
+                                   PROT_READ | PROT_WRITE,
+                                   PROT_EXEC,
+                                   PROT_READ | PROT_EXEC};
+  static const uint64_t mmap_flags[] = {
+      MAP_PRIVATE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+      MAP_SHARED | MAP_ANONYMOUS,  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+      MAP_PRIVATE,                 MAP_PRIVATE | MAP_FIXED,
+      MAP_SHARED,                  MAP_SHARED | MAP_FIXED};
+  for (size_t p = 0; p < N(prots); p++) {
+    for (size_t f = 0; f < N(mmap_flags); f++) {
+      struct scmp_arg_cmp cmp[2] = {
+          SCMP_CMP64(2, SCMP_CMP_EQ, prots[p]),
+          SCMP_CMP64(3, SCMP_CMP_EQ, mmap_flags[f]),
+      };
+      add(r, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 2, cmp);
+    }
+  }
+  allow_arg_in(r, SCMP_SYS(mprotect), 2, prots, N(prots));
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(munmap), 0, NULL);
+  static const uint64_t advice[] = {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL,
+                                    MADV_WILLNEED, MADV_DONTNEED};
+  allow_arg_in(r, SCMP_SYS(madvise), 2, advice, N(advice));
+  static const uint64_t msync_flags[] = {MS_ASYNC, MS_SYNC,
+                                         MS_ASYNC | MS_INVALIDATE,
+                                         MS_SYNC | MS_INVALIDATE};
+  allow_arg_in(r, SCMP_SYS(msync), 2, msync_flags, N(msync_flags));
+
+  /* Clocks: only the four CloudABI has, never another process's. */
+  static const uint64_t clocks[] = {CLOCK_REALTIME, CLOCK_MONOTONIC,
+                                    CLOCK_PROCESS_CPUTIME_ID,
+                                    CLOCK_THREAD_CPUTIME_ID};
+  allow_arg_in(r, SCMP_SYS(clock_gettime), 0, clocks, N(clocks));
+  allow_arg_in(r, SCMP_SYS(clock_getres), 0, clocks, N(clocks));
+  for (size_t i = 0; i < N(clocks); i++) {
+    for (uint64_t abs = 0; abs <= TIMER_ABSTIME; abs += TIMER_ABSTIME) {
+      struct scmp_arg_cmp cmp[2] = {SCMP_CMP64(0, SCMP_CMP_EQ, clocks[i]),
+                                    SCMP_CMP64(1, SCMP_CMP_EQ, abs)};
+      add(r, SCMP_ACT_ALLOW, SCMP_SYS(clock_nanosleep), 2, cmp);
+    }
+  }
+  static const uint64_t no_flags[] = {0};
+  allow_arg_in(r, SCMP_SYS(getrandom), 2, no_flags, 1);
+
+  /* Threads, locks and condition variables (futexes on guest words). */
+  static const uint64_t clone_flags[] = {THREAD_CLONE_FLAGS};
+  allow_arg_in(r, SCMP_SYS(clone), 0, clone_flags, N(clone_flags));
+  static const uint64_t futex_ops[] = {
+      FUTEX_WAIT,
+      FUTEX_WAKE,
+      FUTEX_WAIT_BITSET,
+      FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME,
+      FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
+      FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
+      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
+      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME};
+  allow_arg_in(r, SCMP_SYS(futex), 1, futex_ops, N(futex_ops));
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(set_tid_address), 0, NULL);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(gettid), 0, NULL);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(sched_yield), 0, NULL);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0, NULL);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0, NULL);
+  /* The guest holds no descriptors but those lent for one mem_map. */
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(close), 0, NULL);
+
+  /* clone3 passes its flags in memory the filter cannot see. */
+  add(r, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0, NULL);
+}
+
+int filter_build(struct filter_prog *out, char *why, size_t why_size) {
+  out->insns = NULL;
+  out->len = 0;
+  struct rules r = {seccomp_init(SCMP_ACT_TRAP), 0, NULL};
+  if (r.ctx == NULL) {
+    snprintf(why, why_size, "libseccomp: cannot initialise");
+    return -1;
+  }
+  /* The loader sets no_new_privs itself, just before installing. */
+  seccomp_attr_set(r.ctx, SCMP_FLTATR_CTL_NNP, 0);
+  seccomp_attr_set(r.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+  add_rules(&r);
+  int result = -1;
+  int fd = -1;
+  if (r.error != 0) {
+    snprintf(why, why_size, "libseccomp: rule for %s: %s",
+             r.what != NULL ? r.what : "a private call", strerror(r.error));
+    goto out;
+  }
+  fd = memfd_create("cloudabi-filter", MFD_CLOEXEC);
+  int e = fd < 0 ? errno : -seccomp_export_bpf(r.ctx, fd);
+  struct stat st;
+  if (e == 0 && fstat(fd, &st) != 0)
+    e = errno;
+  if (e != 0) {
+    snprintf(why, why_size, "exporting the seccomp filter: %s", strerror(e));
+    goto out;
+  }
+  out->len = (size_t)st.st_size / sizeof(struct sock_filter);
+  out->insns = malloc((size_t)st.st_size);
+  if (out->insns == NULL ||
+      pread(fd, out->insns, (size_t)st.st_size, 0) != st.st_size ||
+      out->len == 0 || out->len > BPF_MAXINSNS) {
+    snprintf(why, why_size, "reading back the seccomp filter failed");
+    filter_free(out);
+    goto out;
+  }
+  result = 0;
+out:
+  if (fd >= 0)
+    close(fd);
+  seccomp_release(r.ctx);
+  return result;
+}
+
+void filter_free(struct filter_prog *p) {
+  free(p->insns);
+  p->insns = NULL;
+  p->len = 0;
+}

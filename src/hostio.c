@@ -1,0 +1,96 @@
+/* Non-blocking host I/O; see hostio.h. */
+#include "hostio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void hostio_prepare(struct hostobj *obj) {
+  struct stat st;
+  if (fstat(obj->fd, &st) != 0)
+    return;
+  int fl = fcntl(obj->fd, F_GETFL);
+  if (fl < 0)
+    return;
+  if ((fl & O_APPEND) != 0)
+    obj->flags |= CLOUDABI_FDFLAG_APPEND;
+  if ((fl & O_NONBLOCK) != 0)
+    obj->flags |= CLOUDABI_FDFLAG_NONBLOCK;
+  if (S_ISSOCK(st.st_mode)) {
+    obj->is_socket = true;
+    return;
+  }
+  if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+    return;
+  if ((fl & O_NONBLOCK) != 0) {
+    obj->host_nonblocking = true;
+    return;
+  }
+  /* A new open file description of the same pipe or device, ours alone. */
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", obj->fd);
+  int fd = open(path, (fl & (O_ACCMODE | O_APPEND)) | O_NONBLOCK | O_CLOEXEC |
+                          O_NOCTTY);
+  if (fd < 0)
+    return; /* keep the blocking one; I/O is then checked with poll */
+  struct stat st2;
+  if (fstat(fd, &st2) != 0 || st2.st_ino != st.st_ino ||
+      st2.st_dev != st.st_dev) {
+    close(fd);
+    return;
+  }
+  close(obj->fd);
+  obj->fd = fd;
+  obj->host_nonblocking = true;
+}
+
+#define MSG_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
+
+/* For a pipe or device we could not reopen: would the I/O block? */
+static bool would_block(const struct hostobj *obj, short events) {
+  if (obj->is_socket || obj->host_nonblocking ||
+      obj->type == CLOUDABI_FILETYPE_REGULAR_FILE ||
+      obj->type == CLOUDABI_FILETYPE_DIRECTORY)
+    return false;
+  struct pollfd p = {obj->fd, events, 0};
+  return poll(&p, 1, 0) == 0;
+}
+
+ssize_t hostio_readv(struct hostobj *obj, const struct iovec *iov, int n) {
+  ssize_t r;
+  if (obj->is_socket) {
+    struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n};
+    r = recvmsg(obj->fd, &m, MSG_FLAGS);
+  } else if (would_block(obj, POLLIN)) {
+    return -EAGAIN;
+  } else {
+    r = readv(obj->fd, iov, n);
+  }
+  return r < 0 ? -errno : r;
+}
+
+ssize_t hostio_writev(struct hostobj *obj, const struct iovec *iov, int n) {
+  ssize_t r;
+  if (obj->is_socket) {
+    struct msghdr m = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n};
+    r = sendmsg(obj->fd, &m, MSG_FLAGS);
+  } else if (would_block(obj, POLLOUT)) {
+    return -EAGAIN;
+  } else {
+    r = writev(obj->fd, iov, n);
+  }
+  if (r < 0)
+    return -errno;
+  /* Linux cannot set O_DSYNC/O_SYNC on an open description; honour the
+   * guest's flags by syncing after the write. */
+  if ((obj->flags & CLOUDABI_FDFLAG_SYNC) != 0)
+    fsync(obj->fd);
+  else if ((obj->flags & CLOUDABI_FDFLAG_DSYNC) != 0)
+    fdatasync(obj->fd);
+  return r;
+}

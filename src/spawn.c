@@ -1,0 +1,309 @@
+/* Starting a guest; see spawn.h and abi/loader/stub.c for the other half. */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch_block.h"
+#include "stub_status.h"
+#include "trap.h"
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+#define STUB_EEXEC 249 /* the child could not exec the stub */
+#define STACK_SIZE (8u << 20)
+
+extern const char blob_stub_start[], blob_stub_end[];
+extern const char blob_vdso_start[], blob_vdso_end[];
+
+static int fail(char *why, size_t size, const char *fmt, const char *arg) {
+  snprintf(why, size, fmt, arg);
+  return -1;
+}
+
+/* A sealed memfd holding `len` bytes. */
+static int memfd_with(const char *name, const void *data, size_t len,
+                      bool exec) {
+  int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING |
+                                  (exec ? MFD_EXEC : 0));
+  if (fd < 0 && exec && errno == EINVAL) /* kernels before 6.3 */
+    fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return -1;
+  const char *p = data;
+  size_t left = len;
+  while (left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n <= 0) {
+      close(fd);
+      return -1;
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+                             F_SEAL_SEAL);
+  return fd;
+}
+
+static int launch_block(const struct launch_config *lc,
+                        const struct filter_prog *filter, uint64_t flags) {
+  size_t argdata_off = (sizeof(struct launch_block) + 7) & ~(size_t)7;
+  size_t filter_off = (argdata_off + lc->argdata_len + 7) & ~(size_t)7;
+  size_t size = filter_off + filter->len * sizeof(struct sock_filter);
+  char *buf = calloc(1, size);
+  if (buf == NULL)
+    return -1;
+  struct launch_block *lb = (struct launch_block *)buf;
+  lb->magic = LAUNCH_MAGIC;
+  lb->size = size;
+  lb->argdata_off = argdata_off;
+  lb->argdata_len = lc->argdata_len;
+  lb->filter_off = filter_off;
+  lb->filter_len = filter->len;
+  lb->seccomp_flags = flags;
+  lb->stack_size = STACK_SIZE;
+  long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+  lb->ncpus = ncpus > 0 ? (uint64_t)ncpus : 1;
+  lb->boot_nr = TRAP_NR_BOOT;
+  if (getrandom(lb->canary, sizeof(lb->canary), 0) != sizeof(lb->canary) ||
+      getrandom(lb->pid, sizeof(lb->pid), 0) != sizeof(lb->pid)) {
+    free(buf);
+    return -1;
+  }
+  /* A version 4 (random) UUID. */
+  lb->pid[6] = (uint8_t)((lb->pid[6] & 0x0f) | 0x40);
+  lb->pid[8] = (uint8_t)((lb->pid[8] & 0x3f) | 0x80);
+  if (lc->argdata_len > 0)
+    memcpy(buf + argdata_off, lc->argdata, lc->argdata_len);
+  memcpy(buf + filter_off, filter->insns,
+         filter->len * sizeof(struct sock_filter));
+  int fd = memfd_with("cloudabi-launch", buf, size, false);
+  free(buf);
+  return fd;
+}
+
+/* In the forked child: only raw calls, then exec the stub. */
+static _Noreturn void child(pid_t parent, int go, int block, int prog,
+                            int vdso, int sync, int stub) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(STUB_EEXEC);
+  char c;
+  if (read(go, &c, 1) != 1) /* the parent failed to seize us */
+    _exit(STUB_EEXEC);
+  int from[5] = {block, prog, vdso, sync, stub}, tmp[5];
+  for (int i = 0; i < 5; i++)
+    if ((tmp[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 16)) < 0)
+      _exit(STUB_EEXEC);
+  for (int i = 0; i < 4; i++)
+    if (dup2(tmp[i], LAUNCH_FD_BLOCK + i) < 0)
+      _exit(STUB_EEXEC);
+  int stubfd = LAUNCH_FD_SYNC + 1;
+  if (dup3(tmp[4], stubfd, O_CLOEXEC) < 0)
+    _exit(STUB_EEXEC);
+  syscall(SYS_close_range, stubfd + 1, ~0u, 0);
+  close(0);
+  close(1);
+  close(2);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  for (int sig = 1; sig < NSIG; sig++)
+    signal(sig, SIG_DFL);
+  char *argv[] = {"cloudabi-loader", NULL};
+  char *envp[] = {NULL};
+  syscall(SYS_execveat, stubfd, "", argv, envp, AT_EMPTY_PATH);
+  _exit(STUB_EEXEC);
+}
+
+static const char *stub_failure(int status) {
+  switch (status) {
+  case STUB_EBLOCK:
+    return "the loader got a bad launch block";
+  case STUB_EELF:
+    return "the program's segments cannot be loaded";
+  case STUB_ENOMEM:
+    return "out of memory while loading the program";
+  case STUB_EMAP:
+    return "mapping the program's segments failed";
+  case STUB_E2BIG:
+    return "the argument data does not fit on the stack";
+  case STUB_EFS:
+    return "setting up TLS failed";
+  case STUB_EFILTER:
+    return "installing the seccomp filter failed";
+  case STUB_EFILTERFLAGS:
+    return "the kernel refused the seccomp filter flags";
+  case STUB_EBOOT:
+    return "the start-up rendezvous failed";
+  case STUB_EEXEC:
+    return "the loader could not be started (is exec from memfd allowed?)";
+  default:
+    return "the loader failed";
+  }
+}
+
+/* Until the stub closes the sync pipe: continue the exec stop, notice an
+ * early death.  Returns 0, or the stub's exit status, or -1. */
+static int await_filter(pid_t pid, int sync, int sigfd) {
+  for (;;) {
+    struct pollfd p[2] = {{sync, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (p[1].revents != 0) {
+      struct signalfd_siginfo si;
+      while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+      }
+      int st;
+      pid_t w;
+      while ((w = waitpid(pid, &st, __WALL | WNOHANG)) > 0) {
+        if (WIFEXITED(st))
+          return WEXITSTATUS(st) != 0 ? WEXITSTATUS(st) : -1;
+        if (WIFSIGNALED(st))
+          return -1;
+        if (WIFSTOPPED(st)) {
+          /* The exec event, or a stop signal: nothing to inject yet. */
+          int sig = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
+          if (sig == SIGSTOP || sig == SIGTRAP)
+            sig = 0;
+          ptrace(PTRACE_CONT, pid, 0, sig);
+        }
+      }
+    }
+    if (p[0].revents != 0) {
+      char c;
+      ssize_t n = read(sync, &c, 1);
+      if (n == 0)
+        return 0;
+      if (n < 0 && errno != EINTR && errno != EAGAIN)
+        return -1;
+    }
+  }
+}
+
+static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
+                      const struct filter_prog *filter, uint64_t flags,
+                      struct spawned *out, int *stub_status, char *why,
+                      size_t why_size) {
+  int result = -1;
+  int stub = -1, vdso = -1, block = -1, go[2] = {-1, -1}, sync[2] = {-1, -1};
+  pid_t pid = -1;
+  *stub_status = 0;
+  stub = memfd_with("cloudabi-loader", blob_stub_start,
+                    (size_t)(blob_stub_end - blob_stub_start), true);
+  vdso = memfd_with("cloudabi-vdso", blob_vdso_start,
+                    (size_t)(blob_vdso_end - blob_vdso_start), false);
+  block = launch_block(lc, filter, flags);
+  if (stub < 0 || vdso < 0 || block < 0) {
+    fail(why, why_size, "cannot prepare the loader: %s", strerror(errno));
+    goto out;
+  }
+  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(sync, O_CLOEXEC) != 0) {
+    fail(why, why_size, "pipe: %s", strerror(errno));
+    goto out;
+  }
+  pid_t parent = getpid();
+  pid = fork();
+  if (pid < 0) {
+    fail(why, why_size, "fork: %s", strerror(errno));
+    goto out;
+  }
+  if (pid == 0)
+    child(parent, go[0], block, prog_fd, vdso, sync[1], stub);
+  close(go[0]);
+  go[0] = -1;
+  close(sync[1]);
+  sync[1] = -1;
+  /* The guest dies with us: PTRACE_O_EXITKILL, on every task it makes. */
+  long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+              PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
+  if (ptrace(PTRACE_SEIZE, pid, 0, opts) != 0) {
+    fail(why, why_size, "ptrace: %s (is ptrace restricted by Yama?)",
+         strerror(errno));
+    goto out;
+  }
+  if (write(go[1], "g", 1) != 1) {
+    fail(why, why_size, "starting the loader: %s", strerror(errno));
+    goto out;
+  }
+  int st = await_filter(pid, sync[0], sigfd);
+  if (st != 0) {
+    *stub_status = st;
+    fail(why, why_size, "%s", st > 0 ? stub_failure(st) : "the loader died");
+    goto out;
+  }
+  out->pid = pid;
+  out->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  out->listener =
+      out->pidfd < 0
+          ? -1
+          : (int)syscall(SYS_pidfd_getfd, out->pidfd, LAUNCH_FD_LISTENER, 0);
+  /* An id that cannot exist: a listener answers ENOENT, anything else
+   * ENOTTY or EINVAL. */
+  uint64_t bogus = ~0ull;
+  if (out->listener < 0 ||
+      ioctl(out->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &bogus) == 0 ||
+      errno != ENOENT) {
+    fail(why, why_size, "cannot take the seccomp listener: %s",
+         strerror(errno));
+    if (out->listener >= 0)
+      close(out->listener);
+    if (out->pidfd >= 0)
+      close(out->pidfd);
+    goto out;
+  }
+  pid = -1; /* handed over */
+  result = 0;
+out:
+  if (pid > 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, __WALL);
+  }
+  int fds[] = {stub, vdso, block, go[0], go[1], sync[0], sync[1]};
+  for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+    if (fds[i] >= 0)
+      close(fds[i]);
+  return result;
+}
+
+int spawn_guest(int sigfd, int prog_fd, const struct launch_config *lc,
+                const struct filter_prog *filter, struct spawned *out,
+                char *why, size_t why_size) {
+  /* Killable waits once the supervisor has a call, so that a stop signal
+   * cannot make a call that already happened run twice (Linux 5.19). */
+  uint64_t flags = SECCOMP_FILTER_FLAG_NEW_LISTENER |
+                   SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+  int stub_status;
+  int r = spawn_once(sigfd, prog_fd, lc, filter, flags, out, &stub_status, why,
+                     why_size);
+  if (r != 0 && stub_status == STUB_EFILTERFLAGS)
+    r = spawn_once(sigfd, prog_fd, lc, filter,
+                   SECCOMP_FILTER_FLAG_NEW_LISTENER, out, &stub_status, why,
+                   why_size);
+  return r;
+}

@@ -1,0 +1,494 @@
+/*
+ * The supervisor's event loop: seccomp notifications in, answers out;
+ * ptrace events for the guest's tasks; parked calls resumed when what
+ * they wait for is ready.  It never blocks on a guest's behalf.
+ */
+#include "sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "filter.h"
+#include "guestmem.h"
+#include "hostio.h"
+#include "signals.h"
+#include "spawn.h"
+#include "syscall_table.h"
+#include "tasks.h"
+#include "trap.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+/* epoll data for the two fixed sources; parked calls use their pointer. */
+#define EV_LISTENER ((uint64_t)1)
+#define EV_SIGNAL ((uint64_t)2)
+
+static void msg(const struct sup *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void msg(const struct sup *s, const char *fmt, ...) {
+  (void)s;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("cloudabi-run: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+bool call_is_valid(struct call *c) {
+  uint64_t id = c->id;
+  return ioctl(c->sup->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+struct gproc *sup_proc_of(struct sup *s, pid_t tid) {
+  struct gthread *t = tidmap_get(&s->threads, tid);
+  return t != NULL ? t->proc : NULL;
+}
+
+static void reply(struct sup *s, uint64_t id, cloudabi_errno_t e,
+                  uint64_t value) {
+  struct seccomp_notif_resp resp;
+  memset(&resp, 0, sizeof(resp));
+  resp.id = id;
+  if (e == 0)
+    resp.val = (int64_t)value;
+  else
+    resp.error = -(int32_t)(TRAP_ERRNO_BIAS + e);
+  /* ENOENT: the thread died meanwhile; nobody is waiting. */
+  ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* ---- parked calls ---- */
+
+bool sup_park_fd(struct call *c, int fd, uint32_t events) {
+  struct sup *s = c->sup;
+  struct call *p = c;
+  if (!c->parked) {
+    /* First time: move the call off the handler's stack. */
+    p = malloc(sizeof(*p));
+    if (p == NULL)
+      return false;
+    *p = *c;
+    p->parked = true;
+    p->next = s->parked;
+    s->parked = p;
+    s->nparked++;
+  }
+  /* A descriptor of our own, so that any number of calls can wait on the
+   * same host object in one epoll set. */
+  if (p->wait_fd < 0)
+    p->wait_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = p};
+  if (p->wait_fd < 0 ||
+      (epoll_ctl(s->epfd, EPOLL_CTL_MOD, p->wait_fd, &ev) != 0 &&
+       epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->wait_fd, &ev) != 0)) {
+    /* Leave it on the list; the caller fails it, unpark frees it. */
+    return false;
+  }
+  p->wait_events = events;
+  return true;
+}
+
+/* Takes p off the parked list.  It is freed after the current round of
+ * events, which may still name it. */
+static void unpark(struct sup *s, struct call *p) {
+  for (struct call **pp = &s->parked; *pp != NULL; pp = &(*pp)->next) {
+    if (*pp == p) {
+      *pp = p->next;
+      s->nparked--;
+      break;
+    }
+  }
+  if (p->wait_fd >= 0)
+    close(p->wait_fd); /* also leaves the epoll set */
+  p->wait_fd = -1;
+  p->dead = true;
+  p->next = s->dead;
+  s->dead = p;
+}
+
+static void free_dead(struct sup *s) {
+  while (s->dead != NULL) {
+    struct call *p = s->dead;
+    s->dead = p->next;
+    free(p->state);
+    free(p);
+  }
+}
+
+/* Runs a parked call's handler again. */
+static void resume(struct sup *s, struct call *p) {
+  if (p->dead)
+    return;
+  if (!call_is_valid(p)) {
+    unpark(s, p);
+    return;
+  }
+  cloudabi_errno_t e = syscall_table[p->sysno].handler(p);
+  if (e == CALL_PARKED)
+    return;
+  reply(s, p->id, e, p->result);
+  unpark(s, p);
+}
+
+/* A thread is gone: so are the calls it was waiting in. */
+static void cancel_parked(struct sup *s, pid_t tid) {
+  struct call *p = s->parked;
+  while (p != NULL) {
+    struct call *next = p->next;
+    if ((pid_t)p->tid == tid)
+      unpark(s, p);
+    p = next;
+  }
+}
+
+/* ---- notifications ---- */
+
+static void handle_notification(struct sup *s) {
+  struct seccomp_notif *n = s->notif;
+  memset(n, 0, s->notif_size);
+  if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
+    return; /* ENOENT: the caller died before we looked; EINTR */
+  if (n->data.nr == TRAP_NR_BOOT) {
+    reply(s, n->id, 0, 0);
+    return;
+  }
+  uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
+  struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
+  if (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
+      syscall_table[sysno].handler == NULL) {
+    reply(s, n->id, CLOUDABI_ENOSYS, 0);
+    return;
+  }
+  struct call c = {
+      .sup = s,
+      .proc = proc,
+      .id = n->id,
+      .tid = n->pid,
+      .sysno = sysno,
+      .wait_fd = -1,
+  };
+  memcpy(c.args, n->data.args, sizeof(c.args));
+  cloudabi_errno_t e = dispatch(&c);
+  if (e != CALL_PARKED)
+    reply(s, c.id, e, c.result);
+}
+
+/* ---- tasks and their ptrace events ---- */
+
+static struct gproc *proc_new(struct sup *s, pid_t pid) {
+  struct gproc *p = calloc(1, sizeof(*p));
+  if (p == NULL)
+    return NULL;
+  p->pid = pid;
+  captab_init(&p->fds);
+  p->next = s->procs;
+  s->procs = p;
+  return p;
+}
+
+static void proc_free(struct sup *s, struct gproc *p) {
+  for (struct gproc **pp = &s->procs; *pp != NULL; pp = &(*pp)->next) {
+    if (*pp == p) {
+      *pp = p->next;
+      break;
+    }
+  }
+  captab_free(&p->fds);
+  free(p);
+}
+
+/* The Linux name of a system call number, for reports. */
+static const char *linux_syscall_name(int nr, char *buf, size_t size) {
+  char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+  if (name == NULL) {
+    snprintf(buf, size, "%d", nr);
+    return buf;
+  }
+  snprintf(buf, size, "%s", name);
+  free(name);
+  return buf;
+}
+
+/* A signal is about to be delivered to tid. */
+static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
+  siginfo_t si;
+  struct gproc *proc = sup_proc_of(s, tid);
+  if (sig == SIGSYS && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
+      si.si_code == 1 /* SYS_SECCOMP */) {
+    /* A forbidden Linux system call: the process dies at once. */
+    if (proc != NULL) {
+      proc->killed_for_syscall = si.si_syscall + 1;
+      proc->killed_at_ip = (uint64_t)(uintptr_t)si.si_call_addr;
+      kill(proc->pid, SIGKILL);
+    }
+    ptrace(PTRACE_CONT, tid, 0, SIGKILL);
+    return;
+  }
+  /* No handlers exist in CloudABI: the default action applies. */
+  ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+static void on_task_exit(struct sup *s, pid_t tid, int status) {
+  struct gthread *t = tidmap_get(&s->threads, tid);
+  struct gproc *proc = t != NULL ? t->proc : NULL;
+  cancel_parked(s, tid);
+  tasks_remove_thread(&s->threads, tid);
+  if (proc == NULL || tid != proc->pid)
+    return;
+  /* The thread group leader is reported last: the process is gone. */
+  if (proc->pid == s->main_pid) {
+    char name[32];
+    if (proc->killed_for_syscall != 0) {
+      char sc[32];
+      msg(s, "program made a forbidden Linux system call %s at %#llx",
+          linux_syscall_name(proc->killed_for_syscall - 1, sc, sizeof(sc)),
+          (unsigned long long)proc->killed_at_ip);
+      s->exit_status = 128 + SIGSYS;
+    } else if (WIFEXITED(status)) {
+      s->exit_status = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      msg(s, "program terminated by signal %s",
+          signal_name_linux(sig, name, sizeof(name)));
+      s->exit_status = 128 + sig;
+    }
+    s->main_done = true;
+  }
+  proc_free(s, proc);
+}
+
+static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
+  int sig = WSTOPSIG(status);
+  int event = (status >> 16) & 0xff;
+  unsigned long msgval = 0;
+  switch (event) {
+  case PTRACE_EVENT_CLONE:
+    /* A new thread of the same process; it is stopped until we know. */
+    if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0) {
+      struct gthread *nt = tasks_add_thread(&s->threads, (pid_t)msgval,
+                                            sup_proc_of(s, tid));
+      if (nt != NULL) {
+        nt->seen_clone_event = true;
+        if (nt->stopped_unknown) {
+          nt->stopped_unknown = false;
+          ptrace(PTRACE_CONT, (pid_t)msgval, 0, 0);
+        }
+      }
+    }
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  case PTRACE_EVENT_FORK:
+  case PTRACE_EVENT_VFORK:
+    /* The filter allows no fork yet; kill what slipped through. */
+    if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0)
+      kill((pid_t)msgval, SIGKILL);
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  case PTRACE_EVENT_EXEC:
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  case PTRACE_EVENT_STOP: {
+    struct gthread *t = tidmap_get(&s->threads, tid);
+    if (t == NULL) {
+      /* A new task stopped before its creator's event arrived. */
+      t = tasks_add_thread(&s->threads, tid, NULL);
+      if (t != NULL)
+        t->stopped_unknown = true;
+      return;
+    }
+    if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+      ptrace(PTRACE_LISTEN, tid, 0, 0); /* a group stop: stay stopped */
+    else
+      ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  }
+  default:
+    on_signal_stop(s, tid, sig);
+  }
+}
+
+static void reap(struct sup *s) {
+  int status;
+  pid_t tid;
+  while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+    if (WIFEXITED(status) || WIFSIGNALED(status))
+      on_task_exit(s, tid, status);
+    else if (WIFSTOPPED(status))
+      on_ptrace_stop(s, tid, status);
+  }
+}
+
+static void handle_signals(struct sup *s) {
+  struct signalfd_siginfo si;
+  bool child = false;
+  while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+    if (si.ssi_signo == SIGCHLD) {
+      child = true;
+    } else if (!s->main_done) {
+      /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too. */
+      for (struct gproc *p = s->procs; p != NULL; p = p->next)
+        kill(p->pid, (int)si.ssi_signo);
+    }
+  }
+  if (child)
+    reap(s);
+}
+
+/* ---- set-up and the loop ---- */
+
+static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
+  struct seccomp_notif_sizes sizes;
+  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
+    msg(s, "seccomp user notification is not available: %s",
+        strerror(errno));
+    return -1;
+  }
+  s->notif_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+                      ? sizes.seccomp_notif
+                      : sizeof(struct seccomp_notif);
+  s->notif = calloc(1, s->notif_size);
+  s->scratch = malloc(GUESTMEM_MAX_IO);
+  if (s->notif == NULL || s->scratch == NULL) {
+    msg(s, "out of memory");
+    return -1;
+  }
+
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGCHLD);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGHUP);
+  sigprocmask(SIG_BLOCK, &mask, NULL);
+  /* Writes to closed pipes fail with EPIPE for the guest to see. */
+  signal(SIGPIPE, SIG_IGN);
+  s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  s->epfd = epoll_create1(EPOLL_CLOEXEC);
+  if (s->sigfd < 0 || s->epfd < 0) {
+    msg(s, "cannot set up the event loop: %s", strerror(errno));
+    return -1;
+  }
+
+  /* The initial descriptor table: guest descriptor i is lc->fds[i]. */
+  struct gproc *proc = proc_new(s, 0);
+  if (proc == NULL)
+    return -1;
+  for (size_t i = 0; i < lc->nfds; i++) {
+    struct hostobj *obj =
+        hostobj_new(lc->fds[i].host_fd, lc->fds[i].rights.type);
+    lc->fds[i].host_fd = -1; /* owned by obj now, even on failure */
+    if (obj == NULL)
+      return -1;
+    hostio_prepare(obj);
+    cloudabi_errno_t e =
+        captab_insert_at(&proc->fds, (cloudabi_fd_t)i, obj,
+                         lc->fds[i].rights.base, lc->fds[i].rights.inheriting);
+    hostobj_unref(obj);
+    if (e != 0)
+      return -1;
+  }
+
+  struct filter_prog filter;
+  char why[256];
+  if (filter_build(&filter, why, sizeof(why)) != 0) {
+    msg(s, "%s", why);
+    return -1;
+  }
+  struct spawned sp;
+  int r = spawn_guest(s->sigfd, prog_fd, lc, &filter, &sp, why, sizeof(why));
+  filter_free(&filter);
+  if (r != 0) {
+    msg(s, "%s: %s", s->opts->program_name, why);
+    return -1;
+  }
+  close(sp.pidfd);
+  s->listener = sp.listener;
+  s->main_pid = proc->pid = sp.pid;
+  if (tasks_add_thread(&s->threads, sp.pid, proc) == NULL)
+    return -1;
+  /* Wake the supervisor on the guest's CPU, and the guest on ours: a
+   * cross-CPU wake-up costs tens of microseconds on these machines. */
+  ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+        SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+
+  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_LISTENER};
+  epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listener, &ev);
+  ev.data.u64 = EV_SIGNAL;
+  epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev);
+  return 0;
+}
+
+static void teardown(struct sup *s) {
+  for (struct gproc *p = s->procs; p != NULL; p = p->next)
+    if (p->pid > 0)
+      kill(p->pid, SIGKILL);
+  while (s->parked != NULL)
+    unpark(s, s->parked);
+  free_dead(s);
+  while (s->procs != NULL)
+    proc_free(s, s->procs);
+  tasks_free(&s->threads);
+  if (s->listener >= 0)
+    close(s->listener);
+  if (s->epfd >= 0)
+    close(s->epfd);
+  if (s->sigfd >= 0)
+    close(s->sigfd);
+  free(s->notif);
+  free(s->scratch);
+}
+
+int sup_run(const struct sup_options *opts, int prog_fd,
+            struct launch_config *lc) {
+  struct sup s = {
+      .opts = opts, .epfd = -1, .sigfd = -1, .listener = -1,
+      .exit_status = 127};
+  if (setup(&s, prog_fd, lc) != 0) {
+    teardown(&s);
+    return 127;
+  }
+  while (!s.main_done) {
+    struct epoll_event evs[64];
+    int n = epoll_wait(s.epfd, evs, 64, -1);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      msg(&s, "epoll_wait: %s", strerror(errno));
+      break;
+    }
+    for (int i = 0; i < n && !s.main_done; i++) {
+      if (evs[i].data.u64 == EV_LISTENER)
+        handle_notification(&s);
+      else if (evs[i].data.u64 == EV_SIGNAL)
+        handle_signals(&s);
+      else
+        resume(&s, evs[i].data.ptr);
+    }
+    free_dead(&s);
+  }
+  int status = s.exit_status;
+  teardown(&s);
+  return status;
+}
