@@ -1,0 +1,1423 @@
+/*
+ * Phase one of the config: libyaml events -> a typed plan, with no side
+ * effects.  A recursive descent over the event stream builds the value
+ * tree (config_plan.h); tags become typed values or resource
+ * descriptions; every mistake becomes a diagnostic at the position of the
+ * node it is about, and parsing goes on where it can, so one run reports
+ * every mistake in a config, up to CONFIG_MAX_ERRORS.  Syntax errors stop
+ * the parse: libyaml cannot continue past them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <yaml.h>
+
+#include "config_plan.h"
+#include "config_scalar.h"
+#include "rights_names.h"
+
+#define CORE_PREFIX "tag:yaml.org,2002:"
+#define CLOUDABI_PREFIX "tag:nuxi.nl,2015:cloudabi/"
+
+struct anchor {
+  char *name;
+  struct cfg_node *node;
+};
+
+struct parser {
+  yaml_parser_t yaml;
+  const char *name;         /* for diagnostics */
+  const uint8_t *text;      /* the whole input, for reader error positions */
+  size_t text_len;
+  struct config_diags *diags;
+  size_t errors;
+  bool fatal; /* stop: syntax error, limit reached, out of memory */
+  struct anchor *anchors;
+  size_t nanchors, anchors_cap;
+};
+
+static struct cfg_pos mark_pos(yaml_mark_t m) {
+  struct cfg_pos pos = {(uint32_t)m.line + 1, (uint32_t)m.column + 1};
+  return pos;
+}
+
+static void error(struct parser *p, struct cfg_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void error(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
+  if (p->fatal)
+    return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cfg_diag(p->diags, p->name, pos, "%s", msg);
+  if (++p->errors == CONFIG_MAX_ERRORS) {
+    cfg_diag_nopos(p->diags, p->name, "too many errors; stopping");
+    p->fatal = true;
+  }
+}
+
+/* An error after which nothing more is parsed. */
+static void fatal(struct parser *p, struct cfg_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fatal(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
+  if (p->fatal)
+    return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  cfg_diag(p->diags, p->name, pos, "%s", msg);
+  p->errors++;
+  p->fatal = true;
+}
+
+static void out_of_memory(struct parser *p) {
+  if (p->fatal)
+    return;
+  cfg_diag_nopos(p->diags, p->name, "out of memory");
+  p->errors++;
+  p->fatal = true;
+}
+
+/* Where byte `offset` of the input is: libyaml gives no mark for bytes
+ * it could not decode. */
+static struct cfg_pos offset_pos(const struct parser *p, size_t offset) {
+  struct cfg_pos pos = {1, 1};
+  for (size_t i = 0; i < offset && i < p->text_len; i++) {
+    if (p->text[i] == '\n') {
+      pos.line++;
+      pos.column = 1;
+    } else if ((p->text[i] & 0xc0) != 0x80) {
+      pos.column++; /* count characters, not UTF-8 continuation bytes */
+    }
+  }
+  return pos;
+}
+
+static void syntax_error(struct parser *p) {
+  const yaml_parser_t *y = &p->yaml;
+  switch (y->error) {
+  case YAML_MEMORY_ERROR:
+    out_of_memory(p);
+    break;
+  case YAML_READER_ERROR:
+    if (y->problem_value != -1)
+      fatal(p, offset_pos(p, y->problem_offset), "cannot read: %s (0x%X)",
+            y->problem, (unsigned)y->problem_value);
+    else
+      fatal(p, offset_pos(p, y->problem_offset), "cannot read: %s",
+            y->problem);
+    break;
+  default:
+    if (y->context != NULL)
+      fatal(p, mark_pos(y->problem_mark), "syntax error: %s (%s at %zu:%zu)",
+            y->problem, y->context, y->context_mark.line + 1,
+            y->context_mark.column + 1);
+    else
+      fatal(p, mark_pos(y->problem_mark), "syntax error: %s",
+            y->problem != NULL ? y->problem : "unknown");
+    break;
+  }
+}
+
+static bool next_event(struct parser *p, yaml_event_t *ev) {
+  if (p->fatal)
+    return false;
+  if (!yaml_parser_parse(&p->yaml, ev)) {
+    syntax_error(p);
+    return false;
+  }
+  return true;
+}
+
+/* --- Tags ------------------------------------------------------------ */
+
+enum tag_class {
+  TAG_NONE,     /* no tag: resolve by node kind and style */
+  TAG_NONSPECIFIC, /* "!": a string, sequence or mapping as written */
+  TAG_CORE,     /* !!str, !!int, ...: suffix in tag_suffix */
+  TAG_CLOUDABI, /* !fd, !file, ...: suffix in tag_suffix */
+  TAG_OTHER,
+};
+
+static enum tag_class classify_tag(const char *tag, const char **suffix) {
+  *suffix = NULL;
+  if (tag == NULL)
+    return TAG_NONE;
+  if (strcmp(tag, "!") == 0)
+    return TAG_NONSPECIFIC;
+  if (strncmp(tag, CORE_PREFIX, strlen(CORE_PREFIX)) == 0) {
+    *suffix = tag + strlen(CORE_PREFIX);
+    return TAG_CORE;
+  }
+  if (strncmp(tag, CLOUDABI_PREFIX, strlen(CLOUDABI_PREFIX)) == 0) {
+    *suffix = tag + strlen(CLOUDABI_PREFIX);
+    return TAG_CLOUDABI;
+  }
+  return TAG_OTHER;
+}
+
+/* A tag as a user would write it: !!int, !fd, !local or !<uri>, with
+ * control characters (from %-escapes) made harmless. */
+static const char *tag_display(const char *tag, char *buf, size_t size) {
+  const char *suffix;
+  switch (classify_tag(tag, &suffix)) {
+  case TAG_CORE:
+    snprintf(buf, size, "!!%s", suffix);
+    break;
+  case TAG_CLOUDABI:
+    snprintf(buf, size, "!%s", suffix);
+    break;
+  default:
+    snprintf(buf, size, tag[0] == '!' ? "%s" : "!<%s>", tag);
+    break;
+  }
+  for (char *c = buf; *c != '\0'; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = '?';
+  return buf;
+}
+
+static bool is_cloudabi_tag_name(const char *s) {
+  return strcmp(s, "fd") == 0 || strcmp(s, "file") == 0 ||
+         strcmp(s, "executable") == 0 || strcmp(s, "socket") == 0;
+}
+
+static void unknown_tag(struct parser *p, struct cfg_pos pos, const char *tag) {
+  char shown[256];
+  tag_display(tag, shown, sizeof(shown));
+  const char *suffix;
+  enum tag_class c = classify_tag(tag, &suffix);
+  if (c == TAG_CLOUDABI && strcmp(suffix, "flower_switchboard_handle") == 0)
+    error(p, pos, "%s is not supported: there is no Flower switchboard here",
+          shown);
+  else if (c == TAG_OTHER && tag[0] == '!' && is_cloudabi_tag_name(tag + 1))
+    /* The most common slip: the tag directive is missing. */
+    error(p, pos,
+          "unknown tag %s (start the file with "
+          "\"%%TAG ! " CLOUDABI_PREFIX "\" and \"---\")",
+          shown);
+  else
+    error(p, pos, "unknown tag %s", shown);
+}
+
+/* What kind of node a tag needs, for "expected a mapping" errors; NULL
+ * when the tag is unknown. */
+static const char *tag_wants(const char *tag) {
+  const char *suffix;
+  switch (classify_tag(tag, &suffix)) {
+  case TAG_CORE:
+    if (strcmp(suffix, "map") == 0)
+      return "a mapping";
+    if (strcmp(suffix, "seq") == 0)
+      return "a sequence";
+    if (strcmp(suffix, "str") == 0 || strcmp(suffix, "int") == 0 ||
+        strcmp(suffix, "float") == 0 || strcmp(suffix, "bool") == 0 ||
+        strcmp(suffix, "null") == 0 || strcmp(suffix, "binary") == 0 ||
+        strcmp(suffix, "timestamp") == 0)
+      return "a scalar";
+    return NULL;
+  case TAG_CLOUDABI:
+    if (strcmp(suffix, "file") == 0 || strcmp(suffix, "socket") == 0)
+      return "a mapping";
+    if (strcmp(suffix, "fd") == 0 || strcmp(suffix, "executable") == 0)
+      return "a scalar";
+    return NULL;
+  default:
+    return NULL;
+  }
+}
+
+/* A tag on the wrong kind of node: a clear message if the tag is known. */
+static void wrong_node_kind(struct parser *p, struct cfg_pos pos,
+                            const char *tag, const char *got) {
+  const char *wants = tag_wants(tag);
+  char shown[256];
+  if (wants == NULL)
+    unknown_tag(p, pos, tag);
+  else
+    error(p, pos, "%s: expected %s, not %s", tag_display(tag, shown,
+                                                         sizeof(shown)),
+          wants, got);
+}
+
+/* --- Nodes ----------------------------------------------------------- */
+
+static const char *kind_name(enum cfg_kind k) {
+  switch (k) {
+  case CFG_NULL:
+    return "null";
+  case CFG_BOOL:
+    return "a boolean";
+  case CFG_INT:
+    return "an integer";
+  case CFG_FLOAT:
+    return "a float";
+  case CFG_STR:
+    return "a string";
+  case CFG_BINARY:
+    return "binary data";
+  case CFG_TIMESTAMP:
+    return "a timestamp";
+  case CFG_SEQ:
+    return "a sequence";
+  case CFG_MAP:
+    return "a mapping";
+  case CFG_FD:
+    return "a descriptor";
+  case CFG_ALIAS:
+    break;
+  }
+  return "an alias";
+}
+
+/* Finishes a new node and checks the limits that keep every later walk
+ * bounded.  Returns the node, or NULL (freed) when a limit is exceeded or
+ * when n is NULL already (out of memory). */
+static struct cfg_node *complete(struct parser *p, struct cfg_node *n) {
+  if (n == NULL)
+    return NULL;
+  cfg_node_finish(n);
+  if (n->size > CONFIG_MAX_ARGDATA) {
+    fatal(p, n->pos, "the argument data would exceed its limit of %u bytes",
+          CONFIG_MAX_ARGDATA);
+  } else if (n->fd_refs > CONFIG_MAX_FD_REFS) {
+    fatal(p, n->pos, "more than %u descriptor references",
+          CONFIG_MAX_FD_REFS);
+  } else if (n->height > CONFIG_MAX_DEPTH) {
+    fatal(p, n->pos, "nested more than %u levels deep", CONFIG_MAX_DEPTH);
+  } else {
+    return n;
+  }
+  cfg_node_unref(n);
+  return NULL;
+}
+
+/* A null that stands in for a node with an error, so parsing goes on. */
+static struct cfg_node *placeholder(struct parser *p, struct cfg_pos pos) {
+  struct cfg_node *n = cfg_node_new(CFG_NULL, pos);
+  if (n == NULL) {
+    out_of_memory(p);
+    return NULL;
+  }
+  return complete(p, n);
+}
+
+static struct cfg_node *new_scalar(struct parser *p, enum cfg_kind kind,
+                                   struct cfg_pos pos, const char *text,
+                                   size_t len) {
+  struct cfg_node *n = cfg_node_new(kind, pos);
+  if (n == NULL || cfg_node_set_text(n, text, len) != 0) {
+    cfg_node_unref(n);
+    out_of_memory(p);
+    return NULL;
+  }
+  return n;
+}
+
+static struct cfg_node *new_resource(struct parser *p, enum cfg_res_kind kind,
+                                     struct cfg_pos pos,
+                                     struct cfg_resource **res) {
+  struct cfg_node *n = cfg_node_new(CFG_FD, pos);
+  struct cfg_resource *r = calloc(1, sizeof(*r));
+  if (n == NULL || r == NULL) {
+    cfg_node_unref(n);
+    free(r);
+    out_of_memory(p);
+    return NULL;
+  }
+  r->kind = kind;
+  r->pos = pos;
+  r->host_fd = -1;
+  n->u.res = r;
+  *res = r;
+  return n;
+}
+
+/* Shortened text of a scalar for messages. */
+static const char *quoted(char *buf, size_t size, const char *s, size_t len) {
+  return cfg_quote(buf, size, s, len);
+}
+
+/* --- Scalars --------------------------------------------------------- */
+
+/* !fd: stdin, stdout, stderr or a descriptor number. */
+static struct cfg_node *parse_fd(struct parser *p, struct cfg_pos pos,
+                                 const char *s, size_t len) {
+  static const char *const names[] = {"stdin", "stdout", "stderr"};
+  char q[128];
+  int fd = -1;
+  const char *name = NULL;
+  for (int i = 0; i < 3; i++)
+    if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+      fd = i, name = names[i];
+  if (fd < 0) {
+    size_t i = len > 0 && s[0] == '-' ? 1 : 0;
+    bool digits = i < len;
+    unsigned long long v = 0;
+    for (; i < len && digits; i++) {
+      if (s[i] < '0' || s[i] > '9')
+        digits = false;
+      else if (v <= INT_MAX)
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (!digits) {
+      error(p, pos,
+            "!fd: expected stdin, stdout, stderr or a descriptor number, "
+            "not %s",
+            quoted(q, sizeof(q), s, len));
+      return placeholder(p, pos);
+    }
+    if (s[0] == '-' || v > INT_MAX) {
+      error(p, pos, "!fd: descriptor number %s out of range (0 to %d)",
+            quoted(q, sizeof(q), s, len), INT_MAX);
+      return placeholder(p, pos);
+    }
+    fd = (int)v;
+  }
+  struct cfg_resource *r;
+  struct cfg_node *n = new_resource(p, CFG_RES_FD, pos, &r);
+  if (n == NULL)
+    return NULL;
+  r->host_fd = fd;
+  r->fd_name = name;
+  return complete(p, n);
+}
+
+/* The error for a scalar whose text has a type's form but no valid value
+ * of it. */
+static void bad_scalar(struct parser *p, struct cfg_pos pos,
+                       enum scalar_type type, const char *s, size_t len,
+                       const char *why) {
+  char q[128];
+  quoted(q, sizeof(q), s, len);
+  switch (type) {
+  case SCALAR_INT:
+    error(p, pos, "integer %s out of range (-2^63 to 2^64-1)", q);
+    break;
+  case SCALAR_FLOAT:
+    error(p, pos, "float %s out of range", q);
+    break;
+  default:
+    error(p, pos, "bad timestamp %s: %s", q, why);
+    break;
+  }
+}
+
+/* A scalar of a type chosen by an explicit core tag (!!int "5"). */
+static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
+                                          const char *suffix, const char *tag,
+                                          const char *s, size_t len) {
+  char why[128], q[128];
+  struct cfg_node *n;
+  int r;
+  if (strcmp(suffix, "str") == 0)
+    return complete(p, new_scalar(p, CFG_STR, pos, s, len));
+  if (strcmp(suffix, "null") == 0) {
+    if (!scalar_is_null(s, len)) {
+      error(p, pos, "!!null: %s is not null", quoted(q, sizeof(q), s, len));
+      return placeholder(p, pos);
+    }
+    n = new_scalar(p, CFG_NULL, pos, s, len);
+  } else if (strcmp(suffix, "bool") == 0) {
+    bool b;
+    if (scalar_parse_bool(s, len, &b) != SCALAR_OK) {
+      error(p, pos, "!!bool: %s is not a boolean",
+            quoted(q, sizeof(q), s, len));
+      return placeholder(p, pos);
+    }
+    if ((n = new_scalar(p, CFG_BOOL, pos, s, len)) != NULL)
+      n->u.b = b;
+  } else if (strcmp(suffix, "int") == 0) {
+    cfg_wide v;
+    r = scalar_parse_int(s, len, &v, why, sizeof(why));
+    if (r != SCALAR_OK) {
+      if (r == SCALAR_BAD)
+        bad_scalar(p, pos, SCALAR_INT, s, len, why);
+      else
+        error(p, pos, "!!int: %s is not an integer",
+              quoted(q, sizeof(q), s, len));
+      return placeholder(p, pos);
+    }
+    if ((n = new_scalar(p, CFG_INT, pos, s, len)) != NULL)
+      n->u.i = v;
+  } else if (strcmp(suffix, "float") == 0) {
+    double f;
+    r = scalar_parse_float(s, len, &f, why, sizeof(why));
+    if (r == SCALAR_NOMEM) {
+      out_of_memory(p);
+      return NULL;
+    }
+    if (r != SCALAR_OK) {
+      if (r == SCALAR_BAD)
+        bad_scalar(p, pos, SCALAR_FLOAT, s, len, why);
+      else
+        error(p, pos, "!!float: %s is not a float",
+              quoted(q, sizeof(q), s, len));
+      return placeholder(p, pos);
+    }
+    if ((n = new_scalar(p, CFG_FLOAT, pos, s, len)) != NULL)
+      n->u.f = f;
+  } else if (strcmp(suffix, "timestamp") == 0) {
+    cfg_wide ns;
+    r = scalar_parse_timestamp(s, len, &ns, why, sizeof(why));
+    if (r != SCALAR_OK) {
+      if (r == SCALAR_BAD)
+        bad_scalar(p, pos, SCALAR_TIMESTAMP, s, len, why);
+      else
+        error(p, pos, "!!timestamp: %s is not a timestamp",
+              quoted(q, sizeof(q), s, len));
+      return placeholder(p, pos);
+    }
+    if ((n = new_scalar(p, CFG_TIMESTAMP, pos, s, len)) != NULL)
+      n->u.i = ns;
+  } else if (strcmp(suffix, "binary") == 0) {
+    uint8_t *data;
+    size_t data_len;
+    r = scalar_decode_base64(s, len, &data, &data_len, why, sizeof(why));
+    if (r == SCALAR_NOMEM) {
+      out_of_memory(p);
+      return NULL;
+    }
+    if (r != SCALAR_OK) {
+      error(p, pos, "!!binary: bad base64: %s", why);
+      return placeholder(p, pos);
+    }
+    if ((n = new_scalar(p, CFG_BINARY, pos, s, len)) == NULL) {
+      free(data);
+      return NULL;
+    }
+    n->u.bin.data = data;
+    n->u.bin.len = data_len;
+  } else {
+    wrong_node_kind(p, pos, tag, "a scalar");
+    return placeholder(p, pos);
+  }
+  return n != NULL ? complete(p, n) : NULL;
+}
+
+/* An untagged plain scalar: resolved by its text. */
+static struct cfg_node *parse_plain_scalar(struct parser *p,
+                                           struct cfg_pos pos, const char *s,
+                                           size_t len) {
+  struct scalar_value v;
+  char why[128];
+  int r = scalar_resolve_plain(s, len, &v, why, sizeof(why));
+  if (r == SCALAR_NOMEM) {
+    out_of_memory(p);
+    return NULL;
+  }
+  if (r == SCALAR_BAD) {
+    bad_scalar(p, pos, v.type, s, len, why);
+    return placeholder(p, pos);
+  }
+  static const enum cfg_kind kinds[] = {
+      [SCALAR_NULL] = CFG_NULL,   [SCALAR_BOOL] = CFG_BOOL,
+      [SCALAR_INT] = CFG_INT,     [SCALAR_FLOAT] = CFG_FLOAT,
+      [SCALAR_TIMESTAMP] = CFG_TIMESTAMP, [SCALAR_STR] = CFG_STR,
+  };
+  struct cfg_node *n = new_scalar(p, kinds[v.type], pos, s, len);
+  if (n == NULL)
+    return NULL;
+  switch (v.type) {
+  case SCALAR_BOOL:
+    n->u.b = v.u.b;
+    break;
+  case SCALAR_INT:
+  case SCALAR_TIMESTAMP:
+    n->u.i = v.u.i;
+    break;
+  case SCALAR_FLOAT:
+    n->u.f = v.u.f;
+    break;
+  default:
+    break;
+  }
+  return complete(p, n);
+}
+
+static struct cfg_node *parse_scalar(struct parser *p, const yaml_event_t *ev) {
+  struct cfg_pos pos = mark_pos(ev->start_mark);
+  const char *tag = (const char *)ev->data.scalar.tag;
+  const char *s = (const char *)ev->data.scalar.value;
+  size_t len = ev->data.scalar.length;
+  const char *suffix;
+  switch (classify_tag(tag, &suffix)) {
+  case TAG_NONE:
+    /* Only plain scalars are resolved; quoted ones are strings. */
+    if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+      return parse_plain_scalar(p, pos, s, len);
+    return complete(p, new_scalar(p, CFG_STR, pos, s, len));
+  case TAG_NONSPECIFIC:
+    return complete(p, new_scalar(p, CFG_STR, pos, s, len));
+  case TAG_CORE:
+    return parse_core_scalar(p, pos, suffix, tag, s, len);
+  case TAG_CLOUDABI:
+    if (strcmp(suffix, "fd") == 0)
+      return parse_fd(p, pos, s, len);
+    if (strcmp(suffix, "executable") == 0) {
+      /* Upstream ignores the value; so do we. */
+      struct cfg_resource *r;
+      struct cfg_node *n = new_resource(p, CFG_RES_EXECUTABLE, pos, &r);
+      return n != NULL ? complete(p, n) : NULL;
+    }
+    wrong_node_kind(p, pos, tag, "a scalar");
+    return placeholder(p, pos);
+  case TAG_OTHER:
+    break;
+  }
+  unknown_tag(p, pos, tag);
+  return placeholder(p, pos);
+}
+
+/* --- Resources described by mappings (!file, !socket) ----------------- */
+
+static bool has_text(const struct cfg_node *n) {
+  switch (n->kind) {
+  case CFG_STR:
+  case CFG_INT:
+  case CFG_FLOAT:
+  case CFG_BOOL:
+  case CFG_TIMESTAMP:
+  case CFG_NULL:
+    return n->text != NULL;
+  default:
+    return false;
+  }
+}
+
+/* A node for messages: a scalar's text, quoted, else its kind. */
+static const char *describe(const struct cfg_node *n, char *buf, size_t size) {
+  n = cfg_deref(n);
+  if (has_text(n) && n->kind != CFG_NULL)
+    return cfg_quote(buf, size, n->text, n->text_len);
+  snprintf(buf, size, "%s", kind_name(n->kind));
+  return buf;
+}
+
+static bool text_is(const struct cfg_node *n, const char *word) {
+  return strlen(word) == n->text_len && memcmp(n->text, word, n->text_len) == 0;
+}
+
+/*
+ * The text of an attribute value.  Attribute values are taken as written,
+ * so that a file called 2015 or yes needs no quotes; only what is not a
+ * word at all (null, sequences, mappings, descriptors) is refused.
+ */
+static const struct cfg_node *attr_text(struct parser *p, const char *tag,
+                                        const char *attr,
+                                        const struct cfg_node *value) {
+  const struct cfg_node *v = cfg_deref(value);
+  if (!has_text(v) || v->kind == CFG_NULL) {
+    error(p, value->pos, "%s: %s: expected a string, not %s", tag, attr,
+          kind_name(v->kind));
+    return NULL;
+  }
+  if (memchr(v->text, '\0', v->text_len) != NULL) {
+    error(p, value->pos, "%s: %s: contains a NUL character", tag, attr);
+    return NULL;
+  }
+  return v;
+}
+
+static bool attr_bool(struct parser *p, const char *tag, const char *attr,
+                      const struct cfg_node *value, bool *out) {
+  const struct cfg_node *v = cfg_deref(value);
+  char d[128];
+  if (v->kind != CFG_BOOL) {
+    error(p, value->pos, "%s: %s: expected true or false, not %s", tag, attr,
+          describe(v, d, sizeof(d)));
+    return false;
+  }
+  *out = v->u.b;
+  return true;
+}
+
+/* rights: [FD_READ, file_open, ...]: the spec's names, any case, with or
+ * without the CLOUDABI_RIGHT_ prefix. */
+static bool attr_rights(struct parser *p, const char *tag, const char *attr,
+                        const struct cfg_node *value, cloudabi_rights_t *out) {
+  const struct cfg_node *v = cfg_deref(value);
+  char d[128];
+  if (v->kind != CFG_SEQ) {
+    error(p, value->pos, "%s: %s: expected a sequence of rights, not %s",
+          tag, attr, describe(v, d, sizeof(d)));
+    return false;
+  }
+  static const char prefix[] = "CLOUDABI_RIGHT_";
+  bool ok = true;
+  *out = 0;
+  for (size_t i = 0; i < v->u.list.n; i++) {
+    const struct cfg_node *item = v->u.list.items[i];
+    const struct cfg_node *it = cfg_deref(item);
+    if (!has_text(it) || it->kind == CFG_NULL) {
+      error(p, item->pos, "%s: %s: expected a right, not %s", tag, attr,
+            kind_name(it->kind));
+      ok = false;
+      continue;
+    }
+    const char *name = it->text;
+    size_t len = it->text_len;
+    if (len > strlen(prefix) && strncasecmp(name, prefix, strlen(prefix)) == 0)
+      name += strlen(prefix), len -= strlen(prefix);
+    cloudabi_rights_t bit = rights_from_name(name, len);
+    if (bit == 0) {
+      error(p, item->pos, "%s: %s: unknown right %s", tag, attr,
+            describe(it, d, sizeof(d)));
+      ok = false;
+    }
+    *out |= bit;
+  }
+  return ok;
+}
+
+static char *dup_text(struct parser *p, const struct cfg_node *v) {
+  char *s = strndup(v->text, v->text_len);
+  if (s == NULL)
+    out_of_memory(p);
+  return s;
+}
+
+/* The name of a mapping entry's key, or NULL (with an error) if it has
+ * none. */
+static const struct cfg_node *attr_name(struct parser *p, const char *tag,
+                                        const struct cfg_node *key) {
+  const struct cfg_node *k = cfg_deref(key);
+  if (!has_text(k)) {
+    error(p, key->pos, "%s: attribute names are words, not %s", tag,
+          kind_name(k->kind));
+    return NULL;
+  }
+  return k;
+}
+
+static bool narrow(struct parser *p, const char *tag, const struct cfg_node *k,
+                   const struct cfg_node *value, struct cfg_resource *r) {
+  if (text_is(k, "rights")) {
+    r->narrow_base = attr_rights(p, tag, "rights", value, &r->base);
+    r->base_pos = value->pos;
+    return true;
+  }
+  if (text_is(k, "inheriting")) {
+    r->narrow_inheriting =
+        attr_rights(p, tag, "inheriting", value, &r->inheriting);
+    r->inheriting_pos = value->pos;
+    return true;
+  }
+  return false;
+}
+
+/* !file {path: P, mode: ro|rw|wo, create: B, directory: B, rights: [...],
+ * inheriting: [...]}. */
+static struct cfg_node *make_file(struct parser *p, struct cfg_pos pos,
+                                  struct cfg_node *map) {
+  static const char tag[] = "!file";
+  size_t errors = p->errors;
+  char d[128];
+  struct cfg_resource *r;
+  struct cfg_node *n = new_resource(p, CFG_RES_FILE, pos, &r);
+  for (size_t i = 0; n != NULL && i + 1 < map->u.list.n; i += 2) {
+    const struct cfg_node *key = map->u.list.items[i];
+    const struct cfg_node *value = map->u.list.items[i + 1];
+    const struct cfg_node *k = attr_name(p, tag, key), *v;
+    if (k == NULL || narrow(p, tag, k, value, r))
+      continue;
+    if (text_is(k, "path")) {
+      if ((v = attr_text(p, tag, "path", value)) != NULL) {
+        free(r->path);
+        r->path = dup_text(p, v);
+        r->path_pos = value->pos;
+      }
+    } else if (text_is(k, "mode")) {
+      if ((v = attr_text(p, tag, "mode", value)) == NULL)
+        continue;
+      if (text_is(v, "ro"))
+        r->mode = CFG_MODE_RO;
+      else if (text_is(v, "rw"))
+        r->mode = CFG_MODE_RW;
+      else if (text_is(v, "wo"))
+        r->mode = CFG_MODE_WO;
+      else
+        error(p, value->pos, "%s: mode: expected ro, rw or wo, not %s", tag,
+              describe(v, d, sizeof(d)));
+    } else if (text_is(k, "create")) {
+      attr_bool(p, tag, "create", value, &r->create);
+    } else if (text_is(k, "directory")) {
+      attr_bool(p, tag, "directory", value, &r->directory);
+    } else {
+      error(p, key->pos,
+            "%s: unknown attribute %s (expected path, mode, create, "
+            "directory, rights or inheriting)",
+            tag, describe(k, d, sizeof(d)));
+    }
+  }
+  if (n != NULL && p->errors == errors) {
+    if (r->path == NULL)
+      error(p, pos, "%s: missing path", tag);
+    else if (r->create && r->directory)
+      error(p, pos, "%s: create: true cannot be combined with directory: true",
+            tag);
+    else if (r->create && r->mode == CFG_MODE_RO)
+      /* An empty file the program cannot write is never what was meant. */
+      error(p, pos, "%s: create: true needs mode: rw or mode: wo", tag);
+  }
+  cfg_node_unref(map);
+  if (n == NULL || p->errors != errors) {
+    cfg_node_unref(n);
+    return p->fatal ? NULL : placeholder(p, pos);
+  }
+  return complete(p, n);
+}
+
+/* ADDR: /unix/path, host:port or [v6]:port; checked here, resolved when
+ * the socket is made. */
+static bool parse_address(struct parser *p, struct cfg_pos pos,
+                          struct cfg_resource *r, const struct cfg_node *v) {
+  static const char tag[] = "!socket";
+  const char *s = v->text;
+  size_t len = v->text_len;
+  char d[128];
+  if (len > 0 && s[0] == '/') {
+    struct sockaddr_un sun;
+    if (len >= sizeof(sun.sun_path)) {
+      error(p, pos, "%s: Unix socket path is %zu bytes, longer than the %zu "
+                    "a socket address holds",
+            tag, len, sizeof(sun.sun_path) - 1);
+      return false;
+    }
+    r->unix_path = true;
+    return true;
+  }
+  const char *host = s, *host_end, *port;
+  if (len > 0 && s[0] == '[') {
+    host = s + 1;
+    host_end = memchr(s, ']', len);
+    port = host_end != NULL ? host_end + 1 : NULL;
+  } else {
+    host_end = memrchr(s, ':', len);
+    port = host_end;
+    /* An IPv6 address without brackets cannot be told from its port. */
+    if (host_end != NULL && memchr(s, ':', (size_t)(host_end - s)) != NULL)
+      host_end = NULL;
+  }
+  if (host_end == NULL || host_end == host || port >= s + len ||
+      *port != ':' || port + 1 == s + len) {
+    error(p, pos, "%s: address %s is not /path, host:port or [IPv6]:port",
+          tag, describe(v, d, sizeof(d)));
+    return false;
+  }
+  r->host = strndup(host, (size_t)(host_end - host));
+  r->port = strndup(port + 1, (size_t)(s + len - port - 1));
+  if (r->host == NULL || r->port == NULL) {
+    out_of_memory(p);
+    return false;
+  }
+  return true;
+}
+
+/* !socket {type: stream|dgram, bind: ADDR | connect: ADDR, rights: [...],
+ * inheriting: [...]}. */
+static struct cfg_node *make_socket(struct parser *p, struct cfg_pos pos,
+                                    struct cfg_node *map) {
+  static const char tag[] = "!socket";
+  size_t errors = p->errors;
+  char d[128];
+  struct cfg_resource *r;
+  struct cfg_node *n = new_resource(p, CFG_RES_SOCKET, pos, &r);
+  const struct cfg_node *address = NULL;
+  if (n != NULL)
+    r->socktype = SOCK_STREAM;
+  for (size_t i = 0; n != NULL && i + 1 < map->u.list.n; i += 2) {
+    const struct cfg_node *key = map->u.list.items[i];
+    const struct cfg_node *value = map->u.list.items[i + 1];
+    const struct cfg_node *k = attr_name(p, tag, key), *v;
+    if (k == NULL || narrow(p, tag, k, value, r))
+      continue;
+    if (text_is(k, "type")) {
+      if ((v = attr_text(p, tag, "type", value)) == NULL)
+        continue;
+      if (text_is(v, "stream"))
+        r->socktype = SOCK_STREAM;
+      else if (text_is(v, "dgram"))
+        r->socktype = SOCK_DGRAM;
+      else if (text_is(v, "seqpacket"))
+        error(p, value->pos,
+              "%s: type: seqpacket sockets have no CloudABI file type", tag);
+      else
+        error(p, value->pos, "%s: type: expected stream or dgram, not %s",
+              tag, describe(v, d, sizeof(d)));
+    } else if (text_is(k, "bind") || text_is(k, "connect")) {
+      if (address != NULL) {
+        error(p, key->pos, "%s: give one of bind and connect, not both", tag);
+        continue;
+      }
+      if ((v = attr_text(p, tag, k->text, value)) == NULL)
+        continue;
+      address = value;
+      r->connect = text_is(k, "connect");
+      free(r->path);
+      r->path = dup_text(p, v);
+      r->path_pos = value->pos;
+      parse_address(p, value->pos, r, v);
+    } else {
+      error(p, key->pos,
+            "%s: unknown attribute %s (expected type, bind, connect, rights "
+            "or inheriting)",
+            tag, describe(k, d, sizeof(d)));
+    }
+  }
+  if (n != NULL && p->errors == errors && address == NULL)
+    error(p, pos, "%s: needs bind or connect", tag);
+  cfg_node_unref(map);
+  if (n == NULL || p->errors != errors) {
+    cfg_node_unref(n);
+    return p->fatal ? NULL : placeholder(p, pos);
+  }
+  return complete(p, n);
+}
+
+/* --- Collections, aliases and anchors --------------------------------- */
+
+static struct cfg_node *parse_node(struct parser *p, yaml_event_t *ev,
+                                   size_t depth);
+
+/* Parses children into n until the end event.  False when parsing must
+ * stop. */
+static bool parse_children(struct parser *p, struct cfg_node *n,
+                           yaml_event_type_t end, size_t depth) {
+  for (;;) {
+    yaml_event_t ev;
+    if (!next_event(p, &ev))
+      return false;
+    if (ev.type == end) {
+      yaml_event_delete(&ev);
+      return true;
+    }
+    struct cfg_node *child = parse_node(p, &ev, depth + 1);
+    if (child == NULL)
+      return false;
+    if (cfg_node_append(n, child) != 0) {
+      cfg_node_unref(child);
+      out_of_memory(p);
+      return false;
+    }
+  }
+}
+
+static struct cfg_node *parse_sequence(struct parser *p, const yaml_event_t *ev,
+                                       size_t depth) {
+  struct cfg_pos pos = mark_pos(ev->start_mark);
+  const char *tag = (const char *)ev->data.sequence_start.tag;
+  const char *suffix;
+  enum tag_class c = classify_tag(tag, &suffix);
+  bool tag_ok = c == TAG_NONE || c == TAG_NONSPECIFIC ||
+                (c == TAG_CORE && strcmp(suffix, "seq") == 0);
+  /* Report a bad tag before what is inside, in document order. */
+  if (!tag_ok)
+    wrong_node_kind(p, pos, tag, "a sequence");
+  struct cfg_node *n = cfg_node_new(CFG_SEQ, pos);
+  if (n == NULL) {
+    out_of_memory(p);
+    return NULL;
+  }
+  if (!parse_children(p, n, YAML_SEQUENCE_END_EVENT, depth)) {
+    cfg_node_unref(n);
+    return NULL;
+  }
+  if (!tag_ok) {
+    cfg_node_unref(n);
+    return placeholder(p, pos);
+  }
+  return complete(p, n);
+}
+
+static int compare_keys(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  /* [0] is the hash, [1] the entry index: equal hashes stay in order. */
+  if (x[0] != y[0])
+    return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Duplicate keys: sorted by hash, then compared within equal hashes. */
+static void check_duplicates(struct parser *p, const struct cfg_node *map) {
+  size_t count = map->u.list.n / 2;
+  if (count < 2)
+    return;
+  uint64_t(*keys)[2] = malloc(count * sizeof(*keys));
+  if (keys == NULL) {
+    out_of_memory(p);
+    return;
+  }
+  for (size_t i = 0; i < count; i++) {
+    keys[i][0] = map->u.list.items[2 * i]->hash;
+    keys[i][1] = i;
+  }
+  qsort(keys, count, sizeof(*keys), compare_keys);
+  for (size_t j = 1; j < count && !p->fatal; j++) {
+    for (size_t k = j; k-- > 0 && keys[k][0] == keys[j][0];) {
+      const struct cfg_node *first = map->u.list.items[2 * keys[k][1]];
+      const struct cfg_node *again = map->u.list.items[2 * keys[j][1]];
+      if (cfg_node_equal(first, again)) {
+        char d[128];
+        error(p, again->pos, "duplicate key %s (first at %u:%u)",
+              describe(again, d, sizeof(d)), first->pos.line,
+              first->pos.column);
+        break;
+      }
+    }
+  }
+  free(keys);
+}
+
+static struct cfg_node *parse_mapping(struct parser *p, const yaml_event_t *ev,
+                                      size_t depth) {
+  struct cfg_pos pos = mark_pos(ev->start_mark);
+  const char *tag = (const char *)ev->data.mapping_start.tag;
+  const char *suffix;
+  enum { PLAIN_MAP, FILE_MAP, SOCKET_MAP, BAD_MAP } what = BAD_MAP;
+  switch (classify_tag(tag, &suffix)) {
+  case TAG_NONE:
+  case TAG_NONSPECIFIC:
+    what = PLAIN_MAP;
+    break;
+  case TAG_CORE:
+    if (strcmp(suffix, "map") == 0)
+      what = PLAIN_MAP;
+    break;
+  case TAG_CLOUDABI:
+    if (strcmp(suffix, "file") == 0)
+      what = FILE_MAP;
+    else if (strcmp(suffix, "socket") == 0)
+      what = SOCKET_MAP;
+    break;
+  case TAG_OTHER:
+    break;
+  }
+  if (what == BAD_MAP)
+    wrong_node_kind(p, pos, tag, "a mapping");
+  struct cfg_node *n = cfg_node_new(CFG_MAP, pos);
+  if (n == NULL) {
+    out_of_memory(p);
+    return NULL;
+  }
+  if (!parse_children(p, n, YAML_MAPPING_END_EVENT, depth)) {
+    cfg_node_unref(n);
+    return NULL;
+  }
+  check_duplicates(p, n);
+  switch (what) {
+  case PLAIN_MAP:
+    return complete(p, n);
+  case FILE_MAP:
+    return make_file(p, pos, n);
+  case SOCKET_MAP:
+    return make_socket(p, pos, n);
+  case BAD_MAP:
+    break;
+  }
+  cfg_node_unref(n);
+  return placeholder(p, pos);
+}
+
+static struct cfg_node *parse_alias(struct parser *p, const yaml_event_t *ev,
+                                    size_t depth) {
+  struct cfg_pos pos = mark_pos(ev->start_mark);
+  const char *name = (const char *)ev->data.alias.anchor;
+  struct cfg_node *target = NULL;
+  /* The latest anchor of a name wins, as YAML says. */
+  for (size_t i = p->nanchors; i-- > 0;) {
+    if (strcmp(p->anchors[i].name, name) == 0) {
+      target = p->anchors[i].node;
+      break;
+    }
+  }
+  if (target == NULL) {
+    error(p, pos, "alias *%s: no anchor &%s before it", name, name);
+    return placeholder(p, pos);
+  }
+  if (depth - 1 + target->height > CONFIG_MAX_DEPTH) {
+    fatal(p, pos, "alias *%s: nested more than %u levels deep", name,
+          CONFIG_MAX_DEPTH);
+    return NULL;
+  }
+  struct cfg_node *n = cfg_node_new(CFG_ALIAS, pos);
+  if (n == NULL) {
+    out_of_memory(p);
+    return NULL;
+  }
+  n->u.target = cfg_node_ref(target);
+  return complete(p, n);
+}
+
+static bool add_anchor(struct parser *p, const char *name,
+                       struct cfg_node *n) {
+  for (size_t i = 0; i < p->nanchors; i++) {
+    if (strcmp(p->anchors[i].name, name) == 0) {
+      cfg_node_unref(p->anchors[i].node);
+      p->anchors[i].node = cfg_node_ref(n);
+      return true;
+    }
+  }
+  if (p->nanchors == p->anchors_cap) {
+    size_t cap = p->anchors_cap == 0 ? 8 : p->anchors_cap * 2;
+    struct anchor *a = realloc(p->anchors, cap * sizeof(*a));
+    if (a == NULL)
+      return false;
+    p->anchors = a;
+    p->anchors_cap = cap;
+  }
+  char *copy = strdup(name);
+  if (copy == NULL)
+    return false;
+  p->anchors[p->nanchors].name = copy;
+  p->anchors[p->nanchors++].node = cfg_node_ref(n);
+  return true;
+}
+
+/* Parses the node that starts with *ev (which it deletes).  Returns NULL
+ * only when parsing must stop. */
+static struct cfg_node *parse_node(struct parser *p, yaml_event_t *ev,
+                                   size_t depth) {
+  struct cfg_node *n = NULL;
+  const yaml_char_t *anchor = NULL;
+  if (depth > CONFIG_MAX_DEPTH) {
+    fatal(p, mark_pos(ev->start_mark), "nested more than %u levels deep",
+          CONFIG_MAX_DEPTH);
+    yaml_event_delete(ev);
+    return NULL;
+  }
+  switch (ev->type) {
+  case YAML_ALIAS_EVENT:
+    n = parse_alias(p, ev, depth);
+    break;
+  case YAML_SCALAR_EVENT:
+    anchor = ev->data.scalar.anchor;
+    n = parse_scalar(p, ev);
+    break;
+  case YAML_SEQUENCE_START_EVENT:
+    anchor = ev->data.sequence_start.anchor;
+    n = parse_sequence(p, ev, depth);
+    break;
+  case YAML_MAPPING_START_EVENT:
+    anchor = ev->data.mapping_start.anchor;
+    n = parse_mapping(p, ev, depth);
+    break;
+  default:
+    /* libyaml sends nothing else inside a document. */
+    fatal(p, mark_pos(ev->start_mark), "unexpected YAML event %d", ev->type);
+    break;
+  }
+  if (n != NULL && anchor != NULL && !add_anchor(p, (const char *)anchor, n)) {
+    cfg_node_unref(n);
+    n = NULL;
+    out_of_memory(p);
+  }
+  yaml_event_delete(ev);
+  return n;
+}
+
+/* The root of the first document; null for an empty stream. */
+static struct cfg_node *parse_document(struct parser *p) {
+  yaml_event_t ev;
+  if (!next_event(p, &ev)) /* stream start */
+    return NULL;
+  yaml_event_delete(&ev);
+  if (!next_event(p, &ev))
+    return NULL;
+  if (ev.type == YAML_STREAM_END_EVENT) {
+    yaml_event_delete(&ev);
+    struct cfg_pos pos = {1, 1};
+    return placeholder(p, pos);
+  }
+  yaml_event_delete(&ev); /* document start */
+  if (!next_event(p, &ev))
+    return NULL;
+  struct cfg_node *root = parse_node(p, &ev, 1);
+  /* Read the document's end, so that its syntax is checked to the last
+   * line; later documents are never read. */
+  if (root != NULL && !next_event(p, &ev)) {
+    cfg_node_unref(root);
+    return NULL;
+  }
+  if (root != NULL)
+    yaml_event_delete(&ev);
+  return root;
+}
+
+/* --- Numbering descriptors -------------------------------------------- */
+
+/*
+ * Descriptors are numbered in depth-first order of first appearance, the
+ * order in which the argdata encoder meets them (a map's key before its
+ * value), so numbering and encoding agree as upstream's argdata_serialize.
+ * The walk also records each place that names a descriptor, as a path
+ * like .tmpdir or [2].log, for the plan.
+ */
+struct numbering {
+  struct config_plan *plan;
+  size_t descs_cap;
+  char *path;
+  size_t len, cap;
+};
+
+static bool path_add(struct numbering *w, const char *s, size_t len) {
+  if (w->len + len + 1 > w->cap) {
+    size_t cap = w->cap == 0 ? 64 : w->cap;
+    while (cap < w->len + len + 1)
+      cap *= 2;
+    char *path = realloc(w->path, cap);
+    if (path == NULL)
+      return false;
+    w->path = path;
+    w->cap = cap;
+  }
+  memcpy(w->path + w->len, s, len);
+  w->len += len;
+  w->path[w->len] = '\0';
+  return true;
+}
+
+static bool is_identifier(const char *s, size_t len) {
+  if (len == 0)
+    return false;
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    bool more = (c >= '0' && c <= '9') || c == '-';
+    if (!alpha && !(i > 0 && more))
+      return false;
+  }
+  return true;
+}
+
+/* A map key as a path step: .name, or ["any string"] with JSON escapes,
+ * or {N} (entry N) for keys that are not strings. */
+static bool path_add_key(struct numbering *w, const struct cfg_node *key,
+                         size_t entry) {
+  key = cfg_deref(key);
+  char buf[32];
+  if (key->kind != CFG_STR) {
+    snprintf(buf, sizeof(buf), "{%zu}", entry);
+    return path_add(w, buf, strlen(buf));
+  }
+  if (is_identifier(key->text, key->text_len))
+    return path_add(w, ".", 1) && path_add(w, key->text, key->text_len);
+  if (!path_add(w, "[\"", 2))
+    return false;
+  for (size_t i = 0; i < key->text_len; i++) {
+    unsigned char c = (unsigned char)key->text[i];
+    if (c == '"' || c == '\\') {
+      buf[0] = '\\', buf[1] = (char)c, buf[2] = '\0';
+    } else if (c < 0x20 || c == 0x7f) {
+      snprintf(buf, sizeof(buf), "\\u%04x", c);
+    } else {
+      buf[0] = (char)c, buf[1] = '\0';
+    }
+    if (!path_add(w, buf, strlen(buf)))
+      return false;
+  }
+  return path_add(w, "\"]", 2);
+}
+
+static bool add_ref(struct numbering *w, struct cfg_resource *r,
+                    struct cfg_pos pos) {
+  struct config_plan *plan = w->plan;
+  if (!r->numbered) {
+    size_t i;
+    for (i = 0; i < plan->ndescs; i++) {
+      const struct cfg_resource *o = plan->descs[i].res;
+      if (o->kind == r->kind &&
+          (r->kind == CFG_RES_EXECUTABLE ||
+           (r->kind == CFG_RES_FD && o->host_fd == r->host_fd)))
+        break;
+    }
+    if (i == plan->ndescs) {
+      if (plan->ndescs == w->descs_cap) {
+        size_t cap = w->descs_cap == 0 ? 8 : w->descs_cap * 2;
+        struct cfg_desc *descs = realloc(plan->descs, cap * sizeof(*descs));
+        if (descs == NULL)
+          return false;
+        plan->descs = descs;
+        w->descs_cap = cap;
+      }
+      struct cfg_desc fresh = {r, NULL, 0};
+      plan->descs[plan->ndescs++] = fresh;
+    }
+    r->numbered = true;
+    r->guest_fd = i;
+  }
+  struct cfg_desc *desc = &plan->descs[r->guest_fd];
+  struct cfg_ref *refs =
+      realloc(desc->refs, (desc->nrefs + 1) * sizeof(*refs));
+  if (refs == NULL)
+    return false;
+  desc->refs = refs;
+  char *path = w->len > 0 ? strndup(w->path, w->len) : strdup(".");
+  if (path == NULL)
+    return false;
+  refs[desc->nrefs].path = path;
+  refs[desc->nrefs++].pos = pos;
+  return true;
+}
+
+/* alias_pos: where the outermost alias on the way down was written; a
+ * descriptor reached through it is named there. */
+static bool number(struct numbering *w, struct cfg_node *n,
+                   const struct cfg_pos *alias_pos) {
+  if (n->fd_refs == 0)
+    return true;
+  size_t mark = w->len;
+  char buf[48];
+  switch (n->kind) {
+  case CFG_ALIAS:
+    return number(w, n->u.target, alias_pos != NULL ? alias_pos : &n->pos);
+  case CFG_FD:
+    return add_ref(w, n->u.res, alias_pos != NULL ? *alias_pos : n->pos);
+  case CFG_SEQ:
+    for (size_t i = 0; i < n->u.list.n; i++) {
+      snprintf(buf, sizeof(buf), "[%zu]", i);
+      if (!path_add(w, buf, strlen(buf)) ||
+          !number(w, n->u.list.items[i], alias_pos))
+        return false;
+      w->len = mark;
+    }
+    break;
+  case CFG_MAP:
+    for (size_t i = 0; i + 1 < n->u.list.n; i += 2) {
+      struct cfg_node *key = n->u.list.items[i];
+      if (key->fd_refs > 0) {
+        /* A descriptor inside a key: rare, but argdata allows it. */
+        snprintf(buf, sizeof(buf), "{key %zu}", i / 2);
+        if (!path_add(w, buf, strlen(buf)) || !number(w, key, alias_pos))
+          return false;
+        w->len = mark;
+      }
+      if (!path_add_key(w, key, i / 2) ||
+          !number(w, n->u.list.items[i + 1], alias_pos))
+        return false;
+      w->len = mark;
+    }
+    break;
+  default:
+    break;
+  }
+  return true;
+}
+
+/* --- The API ----------------------------------------------------------- */
+
+void config_plan_free(struct config_plan *plan) {
+  if (plan == NULL)
+    return;
+  for (size_t i = 0; i < plan->ndescs; i++) {
+    for (size_t j = 0; j < plan->descs[i].nrefs; j++)
+      free(plan->descs[i].refs[j].path);
+    free(plan->descs[i].refs);
+  }
+  free(plan->descs);
+  cfg_node_unref(plan->root);
+  free(plan->argdata);
+  free(plan->name);
+  free(plan);
+}
+
+/* Numbers the descriptors and encodes the argument data. */
+static struct config_plan *make_plan(struct parser *p, struct cfg_node *root) {
+  struct config_plan *plan = calloc(1, sizeof(*plan));
+  if (plan == NULL) {
+    cfg_node_unref(root);
+    out_of_memory(p);
+    return NULL;
+  }
+  plan->root = root;
+  plan->name = strdup(p->name);
+  struct numbering w = {plan, 0, NULL, 0, 0};
+  bool ok = plan->name != NULL && number(&w, root, NULL);
+  free(w.path);
+  if (ok)
+    ok = argdata_write(root, &plan->argdata, &plan->argdata_len) == 0;
+  if (!ok) {
+    config_plan_free(plan);
+    out_of_memory(p);
+    return NULL;
+  }
+  return plan;
+}
+
+struct config_plan *config_parse_buffer(const void *text, size_t len,
+                                        const char *name,
+                                        struct config_diags *d) {
+  struct parser p = {.name = name, .text = text, .text_len = len, .diags = d};
+  if (!yaml_parser_initialize(&p.yaml)) {
+    cfg_diag_nopos(d, name, "out of memory");
+    return NULL;
+  }
+  yaml_parser_set_input_string(&p.yaml, text, len);
+  struct cfg_node *root = parse_document(&p);
+  yaml_parser_delete(&p.yaml);
+  for (size_t i = 0; i < p.nanchors; i++) {
+    free(p.anchors[i].name);
+    cfg_node_unref(p.anchors[i].node);
+  }
+  free(p.anchors);
+  if (root == NULL || p.errors > 0) {
+    cfg_node_unref(root);
+    return NULL;
+  }
+  return make_plan(&p, root);
+}
+
+struct config_plan *config_parse_file(FILE *in, const char *name,
+                                      struct config_diags *d) {
+  size_t len = 0, cap = 0;
+  char *buf = NULL;
+  for (;;) {
+    if (len == cap) {
+      cap = cap == 0 ? 4096 : cap * 2;
+      char *more = realloc(buf, cap);
+      if (more == NULL) {
+        free(buf);
+        cfg_diag_nopos(d, name, "out of memory");
+        return NULL;
+      }
+      buf = more;
+    }
+    size_t n = fread(buf + len, 1, cap - len, in);
+    len += n;
+    if (len > CONFIG_MAX_INPUT) {
+      free(buf);
+      cfg_diag_nopos(d, name, "larger than %u bytes", CONFIG_MAX_INPUT);
+      return NULL;
+    }
+    if (n == 0)
+      break;
+  }
+  if (ferror(in)) {
+    free(buf);
+    cfg_diag_nopos(d, name, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  struct config_plan *plan = config_parse_buffer(buf, len, name, d);
+  free(buf);
+  return plan;
+}
+
+size_t config_plan_nfds(const struct config_plan *plan) {
+  return plan->ndescs;
+}
+
+const uint8_t *config_plan_argdata(const struct config_plan *plan,
+                                   size_t *len) {
+  *len = plan->argdata_len;
+  return plan->argdata;
+}
