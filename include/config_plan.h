@@ -158,6 +158,8 @@ void cfg_diag(struct config_diags *d, const char *name, struct cfg_pos pos,
 void cfg_diag_nopos(struct config_diags *d, const char *name,
                     const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Appends a malloc'ed line, taking it (NULL: a line lost to memory). */
+void cfg_diag_take(struct config_diags *d, char *line);
 /*
  * Writes s (len bytes) into buf in double quotes with C escapes for
  * quotes, backslashes and control bytes, shortened with "..." when it

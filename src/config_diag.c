@@ -11,7 +11,7 @@
 
 #include "config_plan.h"
 
-static void add_line(struct config_diags *d, char *line) {
+void cfg_diag_take(struct config_diags *d, char *line) {
   if (line == NULL) {
     d->out_of_memory = true;
     return;
@@ -39,7 +39,7 @@ static void vdiag(struct config_diags *d, const char *prefix_fmt,
   int r = pos != NULL ? asprintf(&line, prefix_fmt, name, pos->line,
                                  pos->column, msg)
                       : asprintf(&line, prefix_fmt, name, msg);
-  add_line(d, r < 0 ? NULL : line);
+  cfg_diag_take(d, r < 0 ? NULL : line);
 }
 
 void cfg_diag(struct config_diags *d, const char *name, struct cfg_pos pos,

@@ -36,6 +36,11 @@ struct parser {
   const uint8_t *text;      /* the whole input, for reader error positions */
   size_t text_len;
   struct config_diags *diags;
+  /* Diagnostics are found out of order (a duplicate key when its map
+   * ends, after what is inside it), so they wait here to be sorted. */
+  struct config_diags found;
+  struct cfg_pos *found_pos;
+  bool sort_failed;
   size_t errors;
   bool fatal; /* stop: syntax error, limit reached, out of memory */
   struct anchor *anchors;
@@ -45,6 +50,57 @@ struct parser {
 static struct cfg_pos mark_pos(yaml_mark_t m) {
   struct cfg_pos pos = {(uint32_t)m.line + 1, (uint32_t)m.column + 1};
   return pos;
+}
+
+static const struct cfg_pos no_pos = {UINT32_MAX, UINT32_MAX};
+
+/* Records one diagnostic with the position it sorts by. */
+static void record(struct parser *p, struct cfg_pos pos, const char *msg) {
+  size_t before = p->found.count;
+  if (pos.line == UINT32_MAX)
+    cfg_diag_nopos(&p->found, p->name, "%s", msg);
+  else
+    cfg_diag(&p->found, p->name, pos, "%s", msg);
+  if (p->found.count == before || p->sort_failed)
+    return;
+  struct cfg_pos *more =
+      realloc(p->found_pos, p->found.count * sizeof(*p->found_pos));
+  if (more == NULL) {
+    /* Without positions the lines keep the order they were found in. */
+    free(p->found_pos);
+    p->found_pos = NULL;
+    p->sort_failed = true;
+    return;
+  }
+  p->found_pos = more;
+  p->found_pos[p->found.count - 1] = pos;
+}
+
+static bool pos_before(struct cfg_pos a, struct cfg_pos b) {
+  return a.line < b.line || (a.line == b.line && a.column < b.column);
+}
+
+/* Hands the diagnostics to the caller in document order; at one position
+ * in the order they were found, and those without a position last. */
+static void flush_diagnostics(struct parser *p) {
+  size_t n = p->found.count;
+  /* Insertion sort, which is stable; there are at most a few dozen. */
+  for (size_t i = 1; i < n && p->found_pos != NULL; i++) {
+    struct cfg_pos pos = p->found_pos[i];
+    char *line = p->found.lines[i];
+    size_t j = i;
+    for (; j > 0 && pos_before(pos, p->found_pos[j - 1]); j--) {
+      p->found_pos[j] = p->found_pos[j - 1];
+      p->found.lines[j] = p->found.lines[j - 1];
+    }
+    p->found_pos[j] = pos;
+    p->found.lines[j] = line;
+  }
+  for (size_t i = 0; i < n; i++)
+    cfg_diag_take(p->diags, p->found.lines[i]);
+  p->diags->out_of_memory |= p->found.out_of_memory;
+  free(p->found.lines);
+  free(p->found_pos);
 }
 
 static void error(struct parser *p, struct cfg_pos pos, const char *fmt, ...)
@@ -57,9 +113,9 @@ static void error(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  cfg_diag(p->diags, p->name, pos, "%s", msg);
+  record(p, pos, msg);
   if (++p->errors == CONFIG_MAX_ERRORS) {
-    cfg_diag_nopos(p->diags, p->name, "too many errors; stopping");
+    record(p, no_pos, "too many errors; stopping");
     p->fatal = true;
   }
 }
@@ -75,7 +131,7 @@ static void fatal(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  cfg_diag(p->diags, p->name, pos, "%s", msg);
+  record(p, pos, msg);
   p->errors++;
   p->fatal = true;
 }
@@ -83,7 +139,7 @@ static void fatal(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
 static void out_of_memory(struct parser *p) {
   if (p->fatal)
     return;
-  cfg_diag_nopos(p->diags, p->name, "out of memory");
+  record(p, no_pos, "out of memory");
   p->errors++;
   p->fatal = true;
 }
@@ -1370,11 +1426,13 @@ struct config_plan *config_parse_buffer(const void *text, size_t len,
     cfg_node_unref(p.anchors[i].node);
   }
   free(p.anchors);
-  if (root == NULL || p.errors > 0) {
+  struct config_plan *plan = NULL;
+  if (root != NULL && p.errors == 0)
+    plan = make_plan(&p, root); /* takes root */
+  else
     cfg_node_unref(root);
-    return NULL;
-  }
-  return make_plan(&p, root);
+  flush_diagnostics(&p);
+  return plan;
 }
 
 struct config_plan *config_parse_file(FILE *in, const char *name,

@@ -343,6 +343,13 @@ static const struct config_case cases[] = {
      "t.yaml:4:26: !file: mode: expected ro, rw or wo, not \"r\"\n"
      "t.yaml:6:4: float \"1e400\" out of range",
      0},
+    /* A duplicate key is found when its map ends, but reported first. */
+    {TAG "n: 1\nn: {a: !fd x, a: 2}\n", NULL, NULL,
+     "t.yaml:4:1: duplicate key \"n\" (first at 3:1)\n"
+     "t.yaml:4:8: !fd: expected stdin, stdout, stderr or a descriptor number, "
+     "not \"x\"\n"
+     "t.yaml:4:15: duplicate key \"a\" (first at 4:5)",
+     0},
     /* Limits. */
     {"a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,"
