@@ -145,10 +145,11 @@ static void test_vectors(void **state) {
   /* Subfield lengths: 0 = 80, 128 = 01 80. */
   expect_hex(mk_list(CFG_SEQ, done(leaf(CFG_NULL)), NULL), "07 80");
   uint8_t blob[127] = {0};
-  char *got = encode_hex(
-      mk_list(CFG_SEQ, mk_bin(blob, sizeof(blob)), NULL)); /* 128 bytes */
+  struct cfg_node *seq = mk_list(CFG_SEQ, mk_bin(blob, sizeof(blob)), NULL);
+  char *got = encode_hex(seq); /* a subfield of 128 bytes */
   assert_memory_equal(got, "07 01 80 01 00", 14);
   free(got);
+  cfg_node_unref(seq);
 }
 
 /* --- reading back ----------------------------------------------------- */
