@@ -151,6 +151,16 @@ size_t argdata_int_len(cfg_wide v); /* payload bytes, minimal */
  */
 int argdata_write(const struct cfg_node *root, uint8_t **out, size_t *len);
 
+/*
+ * Sockets (config_open.c): makes r's socket for the first address in list
+ * that works, bound and listening or connected.  Returns it, or -1 with
+ * *error and *step ("connect to", ...) from the last attempt.
+ */
+struct addrinfo;
+int cfg_socket_from_list(const struct cfg_resource *r,
+                         const struct addrinfo *list, const char **step,
+                         int *error);
+
 /* Diagnostics (config_diag.c). */
 void cfg_diag(struct config_diags *d, const char *name, struct cfg_pos pos,
               const char *fmt, ...) __attribute__((format(printf, 4, 5)));

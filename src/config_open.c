@@ -205,6 +205,20 @@ static int make_socket(const struct cfg_resource *r, const struct sockaddr *sa,
   return -1;
 }
 
+int cfg_socket_from_list(const struct cfg_resource *r,
+                         const struct addrinfo *list, const char **step,
+                         int *error) {
+  int fd = -1;
+  /* A client tries each address in turn, as clients do; a server has
+   * exactly one (open_socket checks). */
+  for (const struct addrinfo *ai = list; ai != NULL && fd < 0;
+       ai = ai->ai_next) {
+    fd = make_socket(r, ai->ai_addr, ai->ai_addrlen, step);
+    *error = errno;
+  }
+  return fd;
+}
+
 static int open_socket(const struct opener *o, const struct cfg_resource *r,
                        struct launch_fd *out) {
   char q[256];
@@ -255,17 +269,13 @@ static int open_socket(const struct opener *o, const struct cfg_resource *r,
                            : CLOUDABI_FILETYPE_SOCKET_DGRAM;
     rights_max_for_type(out->rights.type, false, &out->rights.base,
                         &out->rights.inheriting);
-    freeaddrinfo(res);
+    if (res != NULL)
+      freeaddrinfo(res);
     return 0;
   }
-  int fd = -1, saved = 0;
   const char *step = "";
-  /* A client tries each address in turn, as clients do. */
-  for (const struct addrinfo *ai = first; ai != NULL && fd < 0;
-       ai = ai->ai_next) {
-    fd = make_socket(r, ai->ai_addr, ai->ai_addrlen, &step);
-    saved = errno;
-  }
+  int saved = 0;
+  int fd = cfg_socket_from_list(r, first, &step, &saved);
   if (res != NULL)
     freeaddrinfo(res);
   if (fd < 0) {

@@ -173,15 +173,16 @@ static void syntax_error(struct parser *p) {
       fatal(p, offset_pos(p, y->problem_offset), "cannot read: %s",
             y->problem);
     break;
-  default:
+  default: {
+    const char *problem = y->problem != NULL ? y->problem : "unknown";
     if (y->context != NULL)
       fatal(p, mark_pos(y->problem_mark), "syntax error: %s (%s at %zu:%zu)",
-            y->problem, y->context, y->context_mark.line + 1,
+            problem, y->context, y->context_mark.line + 1,
             y->context_mark.column + 1);
     else
-      fatal(p, mark_pos(y->problem_mark), "syntax error: %s",
-            y->problem != NULL ? y->problem : "unknown");
+      fatal(p, mark_pos(y->problem_mark), "syntax error: %s", problem);
     break;
+  }
   }
 }
 
@@ -198,11 +199,11 @@ static bool next_event(struct parser *p, yaml_event_t *ev) {
 /* --- Tags ------------------------------------------------------------ */
 
 enum tag_class {
-  TAG_NONE,     /* no tag: resolve by node kind and style */
+  TAG_NONE,        /* no tag: resolved by node kind and style */
   TAG_NONSPECIFIC, /* "!": a string, sequence or mapping as written */
-  TAG_CORE,     /* !!str, !!int, ...: suffix in tag_suffix */
-  TAG_CLOUDABI, /* !fd, !file, ...: suffix in tag_suffix */
-  TAG_OTHER,
+  TAG_CORE,        /* !!str, !!int, ...: the name after the prefix */
+  TAG_CLOUDABI,    /* !fd, !file, ...: the name after the prefix */
+  TAG_OTHER,       /* unknown, or local (!fd without the %TAG directive) */
 };
 
 static enum tag_class classify_tag(const char *tag, const char **suffix) {
@@ -234,7 +235,10 @@ static const char *tag_display(const char *tag, char *buf, size_t size) {
     snprintf(buf, size, "!%s", suffix);
     break;
   default:
-    snprintf(buf, size, tag[0] == '!' ? "%s" : "!<%s>", tag);
+    if (tag[0] == '!')
+      snprintf(buf, size, "%s", tag);
+    else
+      snprintf(buf, size, "!<%s>", tag);
     break;
   }
   for (char *c = buf; *c != '\0'; c++)
@@ -399,11 +403,6 @@ static struct cfg_node *new_resource(struct parser *p, enum cfg_res_kind kind,
   return n;
 }
 
-/* Shortened text of a scalar for messages. */
-static const char *quoted(char *buf, size_t size, const char *s, size_t len) {
-  return cfg_quote(buf, size, s, len);
-}
-
 /* --- Scalars --------------------------------------------------------- */
 
 /* !fd: stdin, stdout, stderr or a descriptor number. */
@@ -430,12 +429,12 @@ static struct cfg_node *parse_fd(struct parser *p, struct cfg_pos pos,
       error(p, pos,
             "!fd: expected stdin, stdout, stderr or a descriptor number, "
             "not %s",
-            quoted(q, sizeof(q), s, len));
+            cfg_quote(q, sizeof(q), s, len));
       return placeholder(p, pos);
     }
     if (s[0] == '-' || v > INT_MAX) {
       error(p, pos, "!fd: descriptor number %s out of range (0 to %d)",
-            quoted(q, sizeof(q), s, len), INT_MAX);
+            cfg_quote(q, sizeof(q), s, len), INT_MAX);
       return placeholder(p, pos);
     }
     fd = (int)v;
@@ -455,7 +454,7 @@ static void bad_scalar(struct parser *p, struct cfg_pos pos,
                        enum scalar_type type, const char *s, size_t len,
                        const char *why) {
   char q[128];
-  quoted(q, sizeof(q), s, len);
+  cfg_quote(q, sizeof(q), s, len);
   switch (type) {
   case SCALAR_INT:
     error(p, pos, "integer %s out of range (-2^63 to 2^64-1)", q);
@@ -480,7 +479,7 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
     return complete(p, new_scalar(p, CFG_STR, pos, s, len));
   if (strcmp(suffix, "null") == 0) {
     if (!scalar_is_null(s, len)) {
-      error(p, pos, "!!null: %s is not null", quoted(q, sizeof(q), s, len));
+      error(p, pos, "!!null: %s is not null", cfg_quote(q, sizeof(q), s, len));
       return placeholder(p, pos);
     }
     n = new_scalar(p, CFG_NULL, pos, s, len);
@@ -488,7 +487,7 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
     bool b;
     if (scalar_parse_bool(s, len, &b) != SCALAR_OK) {
       error(p, pos, "!!bool: %s is not a boolean",
-            quoted(q, sizeof(q), s, len));
+            cfg_quote(q, sizeof(q), s, len));
       return placeholder(p, pos);
     }
     if ((n = new_scalar(p, CFG_BOOL, pos, s, len)) != NULL)
@@ -501,7 +500,7 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
         bad_scalar(p, pos, SCALAR_INT, s, len, why);
       else
         error(p, pos, "!!int: %s is not an integer",
-              quoted(q, sizeof(q), s, len));
+              cfg_quote(q, sizeof(q), s, len));
       return placeholder(p, pos);
     }
     if ((n = new_scalar(p, CFG_INT, pos, s, len)) != NULL)
@@ -518,7 +517,7 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
         bad_scalar(p, pos, SCALAR_FLOAT, s, len, why);
       else
         error(p, pos, "!!float: %s is not a float",
-              quoted(q, sizeof(q), s, len));
+              cfg_quote(q, sizeof(q), s, len));
       return placeholder(p, pos);
     }
     if ((n = new_scalar(p, CFG_FLOAT, pos, s, len)) != NULL)
@@ -531,7 +530,7 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
         bad_scalar(p, pos, SCALAR_TIMESTAMP, s, len, why);
       else
         error(p, pos, "!!timestamp: %s is not a timestamp",
-              quoted(q, sizeof(q), s, len));
+              cfg_quote(q, sizeof(q), s, len));
       return placeholder(p, pos);
     }
     if ((n = new_scalar(p, CFG_TIMESTAMP, pos, s, len)) != NULL)
@@ -756,6 +755,8 @@ static const struct cfg_node *attr_name(struct parser *p, const char *tag,
   return k;
 }
 
+/* rights: and inheriting:, which !file and !socket share.  True when k
+ * is one of them (then handled, errors included). */
 static bool narrow(struct parser *p, const char *tag, const struct cfg_node *k,
                    const struct cfg_node *value, struct cfg_resource *r) {
   if (text_is(k, "rights")) {

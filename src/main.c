@@ -50,11 +50,14 @@ int main(int argc, char **argv) {
   struct elf_info info;
   if (elf_check(fd, &info, why, sizeof(why)) != 0) {
     fprintf(stderr, "%s: not a CloudABI executable: %s\n", o.program, why);
+    close(fd);
     return EXIT_NOT_STARTED;
   }
   struct config_plan *plan = read_config(&o);
-  if (plan == NULL)
+  if (plan == NULL) {
+    close(fd);
     return EXIT_NOT_STARTED;
+  }
   struct config_diags diags = {0};
   struct launch_config lc;
   int e = config_open(plan, fd, o.plan ? CONFIG_OPEN_DRY_RUN : 0, &lc, &diags);

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <ftw.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -49,6 +50,17 @@ enum {
   NO_EXEC = 2,  /* no program descriptor */
   PREFIX = 4,   /* the expected diagnostic is a prefix (host-dependent end) */
 };
+
+/* 250 nested empty sequences. */
+#define DEEP250 \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
+  "]]]]]]]]]]"
 
 struct config_case {
   const char *yaml;
@@ -143,6 +155,11 @@ static const struct config_case cases[] = {
      "06 83 08 61 00 87 07 82 05 01 82 05 02 83 08 62 00 87 07 82 05 01 82 05 "
      "02",
      "", NULL, 0},
+    /* An anchor can be redefined; the latest wins.  << is a plain key. */
+    {"[&a 1, *a, &a 2, *a]", "07 82 05 01 82 05 01 82 05 02 82 05 02", "",
+     NULL, 0},
+    {"{<<: {a: 1}}", "06 84 08 3c 3c 00 88 06 83 08 61 00 82 05 01", "", NULL,
+     0},
     {TAG "a: &f !file {path: file.txt}\nb: *f\n",
      "06 83 08 61 00 85 03 00 00 00 00 83 08 62 00 85 03 00 00 00 00",
      "REGULAR_FILE-FD_WRITE", NULL, 0},
@@ -196,6 +213,9 @@ static const struct config_case cases[] = {
      "SOCKET_STREAM", NULL, 0},
     {TAG "!socket {connect: \"127.0.0.1:@PORT@\", rights: [FD_READ]}",
      "03 00 00 00 00", "SOCKET_STREAM=FD_READ/0x815ffff7ff", NULL, 0},
+    /* Ports can be service names (resolved, not bound, in a dry run). */
+    {TAG "!socket {bind: \"127.0.0.1:http\"}", "03 00 00 00 00",
+     "SOCKET_STREAM", NULL, DRY_RUN},
     /* A dry run creates nothing and opens nothing. */
     {TAG "- !file {path: never.txt, mode: wo, create: true}\n"
          "- !socket {bind: @TMP@/never.sock}\n",
@@ -372,6 +392,9 @@ static const struct config_case cases[] = {
      "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
      "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
      NULL, NULL, "t.yaml:1:257: nested more than 256 levels deep", 0},
+    /* Depth counts what an alias stands for. */
+    {"a: &a " DEEP250 "\nb: [[[[[[*a]]]]]]\n", NULL, NULL,
+     "t.yaml:2:10: alias *a: nested more than 256 levels deep", 0},
     {"[!a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a "
      "1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1, !a 1]",
      NULL, NULL,
@@ -781,11 +804,68 @@ static void test_references(void **state) {
   config_diags_free(&d);
 }
 
+/* A descriptor inside a mapping key is named there. */
+static void test_reference_in_key(void **state) {
+  (void)state;
+  static const char yaml[] = TAG "x: 1\n? [a, !fd 42]\n: v\n";
+  struct config_diags d = {0};
+  struct config_plan *plan =
+      config_parse_buffer(yaml, strlen(yaml), "t.yaml", &d);
+  assert_non_null(plan);
+  assert_int_equal(plan->ndescs, 1);
+  assert_int_equal(plan->descs[0].nrefs, 1);
+  assert_string_equal(plan->descs[0].refs[0].path, "{key 1}[1]");
+  assert_int_equal(plan->descs[0].refs[0].pos.line, 4);
+  assert_int_equal(plan->descs[0].refs[0].pos.column, 7);
+  config_plan_free(plan);
+  config_diags_free(&d);
+}
+
+/* A client tries each address of a name until one connects. */
+static void test_connect_fallback(void **state) {
+  (void)state;
+  /* A port nobody listens on: bound once, then released. */
+  int probe = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in refused = {.sin_family = AF_INET,
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof(refused);
+  assert_int_equal(bind(probe, (struct sockaddr *)&refused, len), 0);
+  assert_int_equal(getsockname(probe, (struct sockaddr *)&refused, &len), 0);
+  close(probe);
+  struct sockaddr_in good = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)atoi(port)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct addrinfo second = {.ai_family = AF_INET,
+                            .ai_socktype = SOCK_STREAM,
+                            .ai_addr = (struct sockaddr *)&good,
+                            .ai_addrlen = sizeof(good)};
+  struct addrinfo first = second;
+  first.ai_addr = (struct sockaddr *)&refused;
+  first.ai_next = &second;
+  struct cfg_resource r = {.kind = CFG_RES_SOCKET,
+                           .socktype = SOCK_STREAM,
+                           .connect = true};
+  const char *step = NULL;
+  int error = 0;
+  int fd = cfg_socket_from_list(&r, &first, &step, &error);
+  assert_true(fd >= 0);
+  assert_true((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
+  close(fd);
+  /* The refused address alone: the error of the last attempt. */
+  first.ai_next = NULL;
+  fd = cfg_socket_from_list(&r, &first, &step, &error);
+  assert_int_equal(fd, -1);
+  assert_int_equal(error, ECONNREFUSED);
+  assert_string_equal(step, "connect to");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cases),
       cmocka_unit_test(test_create),
       cmocka_unit_test(test_references),
+      cmocka_unit_test(test_reference_in_key),
+      cmocka_unit_test(test_connect_fallback),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
