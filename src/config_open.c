@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -126,10 +127,48 @@ static int open_executable(const struct opener *o,
   return host_rights(o, r, fd, "the program", &out->rights);
 }
 
+/* Rights less what the open mode cannot do, as rights_for_host_fd. */
+static void rights_for_mode(cloudabi_filetype_t type, enum cfg_file_mode mode,
+                            struct fd_rights *out) {
+  out->type = type;
+  rights_max_for_type(type, false, &out->base, &out->inheriting);
+  if (mode == CFG_MODE_RO)
+    out->base &= ~(cloudabi_rights_t)CLOUDABI_RIGHT_FD_WRITE;
+  else if (mode == CFG_MODE_WO)
+    out->base &= ~(cloudabi_rights_t)CLOUDABI_RIGHT_FD_READ;
+}
+
+/*
+ * A dry run of a FIFO: opening one waits for the other end, which is what
+ * a run should do (as upstream) but would hang --plan.  So check access
+ * instead.  Returns 1 if path is no FIFO (open it as usual), 0 or -1.
+ */
+static int dry_run_fifo(const struct opener *o, const struct cfg_resource *r,
+                        const char *q, struct launch_fd *out) {
+  struct stat st;
+  if (stat(r->path, &st) != 0 || !S_ISFIFO(st.st_mode))
+    return 1;
+  static const int need[] = {
+      [CFG_MODE_RO] = R_OK, [CFG_MODE_RW] = R_OK | W_OK, [CFG_MODE_WO] = W_OK};
+  if (faccessat(AT_FDCWD, r->path, need[r->mode], AT_EACCESS) != 0) {
+    open_error(o, r->path_pos, "!file: cannot open %s: %s", q,
+               strerror(errno));
+    return -1;
+  }
+  /* Upstream counts pipes and FIFOs as stream sockets. */
+  rights_for_mode(CLOUDABI_FILETYPE_SOCKET_STREAM, r->mode, &out->rights);
+  return 0;
+}
+
 static int open_file(const struct opener *o, const struct cfg_resource *r,
                      struct launch_fd *out) {
   char q[256];
   cfg_quote(q, sizeof(q), r->path, strlen(r->path));
+  if (o->dry_run) {
+    int e = dry_run_fifo(o, r, q, out);
+    if (e <= 0)
+      return e;
+  }
   static const int access[] = {
       [CFG_MODE_RO] = O_RDONLY, [CFG_MODE_RW] = O_RDWR, [CFG_MODE_WO] = O_WRONLY};
   int flags = access[r->mode] | O_CLOEXEC | O_NOCTTY;
@@ -141,11 +180,7 @@ static int open_file(const struct opener *o, const struct cfg_resource *r,
   if (fd < 0) {
     if (o->dry_run && r->create && errno == ENOENT) {
       /* What a run would create: an empty regular file opened so. */
-      out->rights.type = CLOUDABI_FILETYPE_REGULAR_FILE;
-      rights_max_for_type(out->rights.type, false, &out->rights.base,
-                          &out->rights.inheriting);
-      if (r->mode == CFG_MODE_WO)
-        out->rights.base &= ~(cloudabi_rights_t)CLOUDABI_RIGHT_FD_READ;
+      rights_for_mode(CLOUDABI_FILETYPE_REGULAR_FILE, r->mode, &out->rights);
       return 0;
     }
     open_error(o, r->path_pos, "!file: cannot open %s: %s", q,

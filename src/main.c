@@ -72,9 +72,9 @@ int main(int argc, char **argv) {
               strerror(errno));
   } else if (e == 0) {
     printf("%s: CloudABI executable, entry 0x%llx, %zu loadable segments; "
-           "%zu descriptors and %zu bytes of argument data ready\n",
+           "%zu descriptor%s and %zu bytes of argument data ready\n",
            o.program, (unsigned long long)info.entry, info.nload, lc.nfds,
-           lc.argdata_len);
+           lc.nfds == 1 ? "" : "s", lc.argdata_len);
     status = 0;
   }
   launch_config_free(&lc);
