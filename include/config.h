@@ -35,11 +35,11 @@ void config_diags_print(const struct config_diags *d, FILE *out);
 void config_diags_free(struct config_diags *d);
 
 /* Limits, so that no config can make the supervisor run away. */
-#define CONFIG_MAX_INPUT (16u << 20)   /* bytes of YAML read */
-#define CONFIG_MAX_ARGDATA (4u << 20)  /* bytes of encoded argdata */
-#define CONFIG_MAX_DEPTH 256           /* nesting, aliases expanded */
-#define CONFIG_MAX_FD_REFS 4096        /* descriptor leaves, aliases expanded */
-#define CONFIG_MAX_ERRORS 20           /* diagnostics before giving up */
+#define CONFIG_MAX_INPUT (16u << 20)  /* bytes of YAML read */
+#define CONFIG_MAX_ARGDATA (4u << 20) /* bytes of encoded argdata */
+#define CONFIG_MAX_DEPTH 256          /* nesting, aliases expanded */
+#define CONFIG_MAX_FD_REFS 4096       /* descriptor leaves, aliases expanded */
+#define CONFIG_MAX_ERRORS 20          /* diagnostics before giving up */
 
 struct config_plan;
 
@@ -59,8 +59,7 @@ void config_plan_free(struct config_plan *plan);
 /* The number of descriptors the plan gives the program. */
 size_t config_plan_nfds(const struct config_plan *plan);
 /* The encoded argument data (without the trailing NUL). */
-const uint8_t *config_plan_argdata(const struct config_plan *plan,
-                                   size_t *len);
+const uint8_t *config_plan_argdata(const struct config_plan *plan, size_t *len);
 
 enum {
   /*

@@ -42,7 +42,12 @@ enum cfg_kind {
   CFG_ALIAS, /* stands for u.target; never the target of another alias */
 };
 
-enum cfg_res_kind { CFG_RES_FD, CFG_RES_FILE, CFG_RES_EXECUTABLE, CFG_RES_SOCKET };
+enum cfg_res_kind {
+  CFG_RES_FD,
+  CFG_RES_FILE,
+  CFG_RES_EXECUTABLE,
+  CFG_RES_SOCKET
+};
 enum cfg_file_mode { CFG_MODE_RO, CFG_MODE_RW, CFG_MODE_WO };
 
 /* What a descriptor leaf stands for: the typed description phase two
@@ -59,9 +64,9 @@ struct cfg_resource {
   enum cfg_file_mode mode;
   bool create, directory;
   /* CFG_RES_SOCKET */
-  int socktype;    /* SOCK_STREAM or SOCK_DGRAM */
-  bool connect;    /* connect to the address, else bind (and listen) */
-  bool unix_path;  /* the address is a path; else host and port */
+  int socktype;   /* SOCK_STREAM or SOCK_DGRAM */
+  bool connect;   /* connect to the address, else bind (and listen) */
+  bool unix_path; /* the address is a path; else host and port */
   char *host, *port;
   /* Narrowing requested by the config: rights: and inheriting:. */
   bool narrow_base, narrow_inheriting;
@@ -76,10 +81,10 @@ struct cfg_node {
   enum cfg_kind kind;
   struct cfg_pos pos;
   uint32_t refs;
-  uint32_t height;  /* 1 for a leaf; aliases count as their target */
+  uint32_t height; /* 1 for a leaf; aliases count as their target */
   uint64_t hash;
-  size_t size;      /* encoded length; saturates above CONFIG_MAX_ARGDATA */
-  size_t fd_refs;   /* descriptor leaves beneath; saturates likewise */
+  size_t size;    /* encoded length; saturates above CONFIG_MAX_ARGDATA */
+  size_t fd_refs; /* descriptor leaves beneath; saturates likewise */
   /* Scalars: the text as written (strings: the value), NUL-terminated. */
   char *text;
   size_t text_len;
@@ -140,6 +145,39 @@ void cfg_node_finish(struct cfg_node *n);
 /* Equal when they encode to the same argdata with the same descriptors. */
 bool cfg_node_equal(const struct cfg_node *a, const struct cfg_node *b);
 void cfg_resource_free(struct cfg_resource *r);
+/* For messages: "an integer", "a mapping", ... */
+const char *cfg_kind_name(enum cfg_kind k);
+/* Whether n is a scalar that keeps its source text. */
+bool cfg_has_text(const struct cfg_node *n);
+/* A node for messages: a scalar's text quoted, else its kind. */
+const char *cfg_describe(const struct cfg_node *n, char *buf, size_t size);
+
+/*
+ * Where checks report mistakes.  The parser implements it; the checks
+ * that only look at finished nodes (config_resource.c) need no more.
+ */
+struct cfg_report {
+  void (*error)(struct cfg_report *rep, struct cfg_pos pos, const char *msg);
+  void (*out_of_memory)(struct cfg_report *rep);
+  size_t errors; /* counted by cfg_report_error */
+};
+void cfg_report_error(struct cfg_report *rep, struct cfg_pos pos,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void cfg_report_nomem(struct cfg_report *rep);
+
+/*
+ * The attributes of !file or !socket (config_resource.c): the typed
+ * resource, or NULL after reporting every mistake.
+ */
+struct cfg_resource *cfg_resource_from_map(enum cfg_res_kind kind,
+                                           struct cfg_pos pos,
+                                           const struct cfg_node *map,
+                                           struct cfg_report *rep);
+
+/* Numbers the plan's descriptors and records their references
+ * (config_number.c).  -1 when out of memory. */
+int cfg_plan_number(struct config_plan *plan);
 
 /* Encoding sizes (argdata_writer.c). */
 size_t argdata_varint_len(size_t v);
@@ -165,9 +203,8 @@ int cfg_socket_from_list(const struct cfg_resource *r,
 void cfg_diag(struct config_diags *d, const char *name, struct cfg_pos pos,
               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A diagnostic without a position. */
-void cfg_diag_nopos(struct config_diags *d, const char *name,
-                    const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void cfg_diag_nopos(struct config_diags *d, const char *name, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
 /* Appends a malloc'ed line, taking it (NULL: a line lost to memory). */
 void cfg_diag_take(struct config_diags *d, char *line);
 /*

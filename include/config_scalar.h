@@ -46,7 +46,7 @@ struct scalar_value {
   enum scalar_type type;
   union {
     bool b;
-    __int128 i;  /* SCALAR_INT, and SCALAR_TIMESTAMP in ns since 1970 UTC */
+    __int128 i; /* SCALAR_INT, and SCALAR_TIMESTAMP in ns since 1970 UTC */
     double f;
   } u;
 };

@@ -31,14 +31,14 @@ void cfg_diag_take(struct config_diags *d, char *line) {
 }
 
 static void vdiag(struct config_diags *d, const char *prefix_fmt,
-                  const char *name, const struct cfg_pos *pos,
-                  const char *fmt, va_list ap) {
+                  const char *name, const struct cfg_pos *pos, const char *fmt,
+                  va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof(msg), fmt, ap);
   char *line = NULL;
-  int r = pos != NULL ? asprintf(&line, prefix_fmt, name, pos->line,
-                                 pos->column, msg)
-                      : asprintf(&line, prefix_fmt, name, msg);
+  int r = pos != NULL
+              ? asprintf(&line, prefix_fmt, name, pos->line, pos->column, msg)
+              : asprintf(&line, prefix_fmt, name, msg);
   cfg_diag_take(d, r < 0 ? NULL : line);
 }
 
@@ -50,12 +50,28 @@ void cfg_diag(struct config_diags *d, const char *name, struct cfg_pos pos,
   va_end(ap);
 }
 
-void cfg_diag_nopos(struct config_diags *d, const char *name,
-                    const char *fmt, ...) {
+void cfg_diag_nopos(struct config_diags *d, const char *name, const char *fmt,
+                    ...) {
   va_list ap;
   va_start(ap, fmt);
   vdiag(d, "%s: %s", name, NULL, fmt, ap);
   va_end(ap);
+}
+
+void cfg_report_error(struct cfg_report *rep, struct cfg_pos pos,
+                      const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  rep->errors++;
+  rep->error(rep, pos, msg);
+}
+
+void cfg_report_nomem(struct cfg_report *rep) {
+  rep->errors++;
+  rep->out_of_memory(rep);
 }
 
 void config_diags_print(const struct config_diags *d, FILE *out) {

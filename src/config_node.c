@@ -4,6 +4,7 @@
  * from its children so that nothing has to walk an alias-expanded tree to
  * know them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,8 +77,7 @@ int cfg_node_set_text(struct cfg_node *n, const char *text, size_t len) {
 int cfg_node_append(struct cfg_node *n, struct cfg_node *child) {
   if (n->u.list.n == n->u.list.cap) {
     size_t cap = n->u.list.cap == 0 ? 4 : n->u.list.cap * 2;
-    struct cfg_node **items =
-        realloc(n->u.list.items, cap * sizeof(*items));
+    struct cfg_node **items = realloc(n->u.list.items, cap * sizeof(*items));
     if (items == NULL)
       return -1;
     n->u.list.items = items;
@@ -91,8 +91,7 @@ int cfg_node_append(struct cfg_node *n, struct cfg_node *child) {
 #define SIZE_CAP ((size_t)CONFIG_MAX_ARGDATA + 1)
 
 static size_t add_sat(size_t a, size_t b) {
-  return a >= SIZE_CAP || b >= SIZE_CAP || a + b >= SIZE_CAP ? SIZE_CAP
-                                                             : a + b;
+  return a >= SIZE_CAP || b >= SIZE_CAP || a + b >= SIZE_CAP ? SIZE_CAP : a + b;
 }
 
 /* FNV-1a, 64 bits: cheap and good enough to sort keys into buckets. */
@@ -226,4 +225,56 @@ bool cfg_node_equal(const struct cfg_node *a, const struct cfg_node *b) {
     break;
   }
   return false;
+}
+
+const char *cfg_kind_name(enum cfg_kind k) {
+  switch (k) {
+  case CFG_NULL:
+    return "null";
+  case CFG_BOOL:
+    return "a boolean";
+  case CFG_INT:
+    return "an integer";
+  case CFG_FLOAT:
+    return "a float";
+  case CFG_STR:
+    return "a string";
+  case CFG_BINARY:
+    return "binary data";
+  case CFG_TIMESTAMP:
+    return "a timestamp";
+  case CFG_SEQ:
+    return "a sequence";
+  case CFG_MAP:
+    return "a mapping";
+  case CFG_FD:
+    return "a descriptor";
+  case CFG_ALIAS:
+    break;
+  }
+  return "an alias";
+}
+
+/* Scalars that carry their source text. */
+bool cfg_has_text(const struct cfg_node *n) {
+  switch (n->kind) {
+  case CFG_STR:
+  case CFG_INT:
+  case CFG_FLOAT:
+  case CFG_BOOL:
+  case CFG_TIMESTAMP:
+  case CFG_NULL:
+    return n->text != NULL;
+  default:
+    return false;
+  }
+}
+
+/* A node for messages: a scalar's text, quoted, else its kind. */
+const char *cfg_describe(const struct cfg_node *n, char *buf, size_t size) {
+  n = cfg_deref(n);
+  if (cfg_has_text(n) && n->kind != CFG_NULL)
+    return cfg_quote(buf, size, n->text, n->text_len);
+  snprintf(buf, size, "%s", cfg_kind_name(n->kind));
+  return buf;
 }

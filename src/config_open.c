@@ -109,8 +109,7 @@ static int open_fd(const struct opener *o, const struct cfg_resource *r,
 }
 
 /* !executable: a copy of the program's own descriptor. */
-static int open_executable(const struct opener *o,
-                           const struct cfg_resource *r,
+static int open_executable(const struct opener *o, const struct cfg_resource *r,
                            struct launch_fd *out) {
   if (o->exec_fd < 0) {
     open_error(o, r->pos, "!executable: there is no program here");
@@ -118,8 +117,9 @@ static int open_executable(const struct opener *o,
   }
   int fd = fcntl(o->exec_fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) {
-    open_error(o, r->pos, "!executable: cannot duplicate the program's "
-                          "descriptor: %s",
+    open_error(o, r->pos,
+               "!executable: cannot duplicate the program's "
+               "descriptor: %s",
                strerror(errno));
     return -1;
   }
@@ -151,8 +151,7 @@ static int dry_run_fifo(const struct opener *o, const struct cfg_resource *r,
   static const int need[] = {
       [CFG_MODE_RO] = R_OK, [CFG_MODE_RW] = R_OK | W_OK, [CFG_MODE_WO] = W_OK};
   if (faccessat(AT_FDCWD, r->path, need[r->mode], AT_EACCESS) != 0) {
-    open_error(o, r->path_pos, "!file: cannot open %s: %s", q,
-               strerror(errno));
+    open_error(o, r->path_pos, "!file: cannot open %s: %s", q, strerror(errno));
     return -1;
   }
   /* Upstream counts pipes and FIFOs as stream sockets. */
@@ -169,8 +168,9 @@ static int open_file(const struct opener *o, const struct cfg_resource *r,
     if (e <= 0)
       return e;
   }
-  static const int access[] = {
-      [CFG_MODE_RO] = O_RDONLY, [CFG_MODE_RW] = O_RDWR, [CFG_MODE_WO] = O_WRONLY};
+  static const int access[] = {[CFG_MODE_RO] = O_RDONLY,
+                               [CFG_MODE_RW] = O_RDWR,
+                               [CFG_MODE_WO] = O_WRONLY};
   int flags = access[r->mode] | O_CLOEXEC | O_NOCTTY;
   if (r->directory)
     flags |= O_DIRECTORY;
@@ -183,8 +183,7 @@ static int open_file(const struct opener *o, const struct cfg_resource *r,
       rights_for_mode(CLOUDABI_FILETYPE_REGULAR_FILE, r->mode, &out->rights);
       return 0;
     }
-    open_error(o, r->path_pos, "!file: cannot open %s: %s", q,
-               strerror(errno));
+    open_error(o, r->path_pos, "!file: cannot open %s: %s", q, strerror(errno));
     return -1;
   }
   out->host_fd = fd;
@@ -260,10 +259,10 @@ static int open_socket(const struct opener *o, const struct cfg_resource *r,
   cfg_quote(q, sizeof(q), r->path, strlen(r->path));
   struct sockaddr_un sun = {.sun_family = AF_UNIX};
   struct addrinfo *res = NULL, unix_ai = {
-      .ai_family = AF_UNIX,
-      .ai_addr = (struct sockaddr *)&sun,
-      .ai_addrlen = sizeof(sun),
-  };
+                                   .ai_family = AF_UNIX,
+                                   .ai_addr = (struct sockaddr *)&sun,
+                                   .ai_addrlen = sizeof(sun),
+                               };
   if (r->unix_path) {
     /* The parser checked that the path fits. */
     memcpy(sun.sun_path, r->path, strlen(r->path));
@@ -352,8 +351,8 @@ static int apply_narrowing(const struct opener *o, const struct cfg_resource *r,
       open_error(o, sets[i].pos,
                  "%s: %s: %s is not available for this %s%s; rights can "
                  "only be narrowed",
-                 tag_name(r), sets[i].attr, name,
-                 filetype_name(rights->type), how);
+                 tag_name(r), sets[i].attr, name, filetype_name(rights->type),
+                 how);
       return -1;
     }
     *sets[i].have = sets[i].want;

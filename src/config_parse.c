@@ -31,9 +31,10 @@ struct anchor {
 };
 
 struct parser {
+  struct cfg_report report; /* first: its callbacks find the parser by it */
   yaml_parser_t yaml;
-  const char *name;         /* for diagnostics */
-  const uint8_t *text;      /* the whole input, for reader error positions */
+  const char *name;    /* for diagnostics */
+  const uint8_t *text; /* the whole input, for reader error positions */
   size_t text_len;
   struct config_diags *diags;
   /* Diagnostics are found out of order (a duplicate key when its map
@@ -41,7 +42,6 @@ struct parser {
   struct config_diags found;
   struct cfg_pos *found_pos;
   bool sort_failed;
-  size_t errors;
   bool fatal; /* stop: syntax error, limit reached, out of memory */
   struct anchor *anchors;
   size_t nanchors, anchors_cap;
@@ -103,21 +103,36 @@ static void flush_diagnostics(struct parser *p) {
   free(p->found_pos);
 }
 
+/* The cfg_report callbacks. */
+static void report_error(struct cfg_report *rep, struct cfg_pos pos,
+                         const char *msg) {
+  struct parser *p = (struct parser *)rep;
+  if (p->fatal)
+    return;
+  record(p, pos, msg);
+  if (rep->errors == CONFIG_MAX_ERRORS) {
+    record(p, no_pos, "too many errors; stopping");
+    p->fatal = true;
+  }
+}
+
+static void report_nomem(struct cfg_report *rep) {
+  struct parser *p = (struct parser *)rep;
+  if (p->fatal)
+    return;
+  record(p, no_pos, "out of memory");
+  p->fatal = true;
+}
+
 static void error(struct parser *p, struct cfg_pos pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void error(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
-  if (p->fatal)
-    return;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  record(p, pos, msg);
-  if (++p->errors == CONFIG_MAX_ERRORS) {
-    record(p, no_pos, "too many errors; stopping");
-    p->fatal = true;
-  }
+  cfg_report_error(&p->report, pos, "%s", msg);
 }
 
 /* An error after which nothing more is parsed. */
@@ -132,16 +147,12 @@ static void fatal(struct parser *p, struct cfg_pos pos, const char *fmt, ...) {
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   record(p, pos, msg);
-  p->errors++;
+  p->report.errors++;
   p->fatal = true;
 }
 
 static void out_of_memory(struct parser *p) {
-  if (p->fatal)
-    return;
-  record(p, no_pos, "out of memory");
-  p->errors++;
-  p->fatal = true;
+  cfg_report_nomem(&p->report);
 }
 
 /* Where byte `offset` of the input is: libyaml gives no mark for bytes
@@ -170,8 +181,7 @@ static void syntax_error(struct parser *p) {
       fatal(p, offset_pos(p, y->problem_offset), "cannot read: %s (0x%X)",
             y->problem, (unsigned)y->problem_value);
     else
-      fatal(p, offset_pos(p, y->problem_offset), "cannot read: %s",
-            y->problem);
+      fatal(p, offset_pos(p, y->problem_offset), "cannot read: %s", y->problem);
     break;
   default: {
     const char *problem = y->problem != NULL ? y->problem : "unknown";
@@ -305,40 +315,11 @@ static void wrong_node_kind(struct parser *p, struct cfg_pos pos,
   if (wants == NULL)
     unknown_tag(p, pos, tag);
   else
-    error(p, pos, "%s: expected %s, not %s", tag_display(tag, shown,
-                                                         sizeof(shown)),
-          wants, got);
+    error(p, pos, "%s: expected %s, not %s",
+          tag_display(tag, shown, sizeof(shown)), wants, got);
 }
 
 /* --- Nodes ----------------------------------------------------------- */
-
-static const char *kind_name(enum cfg_kind k) {
-  switch (k) {
-  case CFG_NULL:
-    return "null";
-  case CFG_BOOL:
-    return "a boolean";
-  case CFG_INT:
-    return "an integer";
-  case CFG_FLOAT:
-    return "a float";
-  case CFG_STR:
-    return "a string";
-  case CFG_BINARY:
-    return "binary data";
-  case CFG_TIMESTAMP:
-    return "a timestamp";
-  case CFG_SEQ:
-    return "a sequence";
-  case CFG_MAP:
-    return "a mapping";
-  case CFG_FD:
-    return "a descriptor";
-  case CFG_ALIAS:
-    break;
-  }
-  return "an alias";
-}
 
 /* Finishes a new node and checks the limits that keep every later walk
  * bounded.  Returns the node, or NULL (freed) when a limit is exceeded or
@@ -351,8 +332,7 @@ static struct cfg_node *complete(struct parser *p, struct cfg_node *n) {
     fatal(p, n->pos, "the argument data would exceed its limit of %u bytes",
           CONFIG_MAX_ARGDATA);
   } else if (n->fd_refs > CONFIG_MAX_FD_REFS) {
-    fatal(p, n->pos, "more than %u descriptor references",
-          CONFIG_MAX_FD_REFS);
+    fatal(p, n->pos, "more than %u descriptor references", CONFIG_MAX_FD_REFS);
   } else if (n->height > CONFIG_MAX_DEPTH) {
     fatal(p, n->pos, "nested more than %u levels deep", CONFIG_MAX_DEPTH);
   } else {
@@ -561,9 +541,8 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
 }
 
 /* An untagged plain scalar: resolved by its text. */
-static struct cfg_node *parse_plain_scalar(struct parser *p,
-                                           struct cfg_pos pos, const char *s,
-                                           size_t len) {
+static struct cfg_node *parse_plain_scalar(struct parser *p, struct cfg_pos pos,
+                                           const char *s, size_t len) {
   struct scalar_value v;
   char why[128];
   int r = scalar_resolve_plain(s, len, &v, why, sizeof(why));
@@ -576,9 +555,12 @@ static struct cfg_node *parse_plain_scalar(struct parser *p,
     return placeholder(p, pos);
   }
   static const enum cfg_kind kinds[] = {
-      [SCALAR_NULL] = CFG_NULL,   [SCALAR_BOOL] = CFG_BOOL,
-      [SCALAR_INT] = CFG_INT,     [SCALAR_FLOAT] = CFG_FLOAT,
-      [SCALAR_TIMESTAMP] = CFG_TIMESTAMP, [SCALAR_STR] = CFG_STR,
+      [SCALAR_NULL] = CFG_NULL,
+      [SCALAR_BOOL] = CFG_BOOL,
+      [SCALAR_INT] = CFG_INT,
+      [SCALAR_FLOAT] = CFG_FLOAT,
+      [SCALAR_TIMESTAMP] = CFG_TIMESTAMP,
+      [SCALAR_STR] = CFG_STR,
   };
   struct cfg_node *n = new_scalar(p, kinds[v.type], pos, s, len);
   if (n == NULL)
@@ -632,314 +614,6 @@ static struct cfg_node *parse_scalar(struct parser *p, const yaml_event_t *ev) {
   }
   unknown_tag(p, pos, tag);
   return placeholder(p, pos);
-}
-
-/* --- Resources described by mappings (!file, !socket) ----------------- */
-
-static bool has_text(const struct cfg_node *n) {
-  switch (n->kind) {
-  case CFG_STR:
-  case CFG_INT:
-  case CFG_FLOAT:
-  case CFG_BOOL:
-  case CFG_TIMESTAMP:
-  case CFG_NULL:
-    return n->text != NULL;
-  default:
-    return false;
-  }
-}
-
-/* A node for messages: a scalar's text, quoted, else its kind. */
-static const char *describe(const struct cfg_node *n, char *buf, size_t size) {
-  n = cfg_deref(n);
-  if (has_text(n) && n->kind != CFG_NULL)
-    return cfg_quote(buf, size, n->text, n->text_len);
-  snprintf(buf, size, "%s", kind_name(n->kind));
-  return buf;
-}
-
-static bool text_is(const struct cfg_node *n, const char *word) {
-  return strlen(word) == n->text_len && memcmp(n->text, word, n->text_len) == 0;
-}
-
-/*
- * The text of an attribute value.  Attribute values are taken as written,
- * so that a file called 2015 or yes needs no quotes; only what is not a
- * word at all (null, sequences, mappings, descriptors) is refused.
- */
-static const struct cfg_node *attr_text(struct parser *p, const char *tag,
-                                        const char *attr,
-                                        const struct cfg_node *value) {
-  const struct cfg_node *v = cfg_deref(value);
-  if (!has_text(v) || v->kind == CFG_NULL) {
-    error(p, value->pos, "%s: %s: expected a string, not %s", tag, attr,
-          kind_name(v->kind));
-    return NULL;
-  }
-  if (memchr(v->text, '\0', v->text_len) != NULL) {
-    error(p, value->pos, "%s: %s: contains a NUL character", tag, attr);
-    return NULL;
-  }
-  return v;
-}
-
-static bool attr_bool(struct parser *p, const char *tag, const char *attr,
-                      const struct cfg_node *value, bool *out) {
-  const struct cfg_node *v = cfg_deref(value);
-  char d[128];
-  if (v->kind != CFG_BOOL) {
-    error(p, value->pos, "%s: %s: expected true or false, not %s", tag, attr,
-          describe(v, d, sizeof(d)));
-    return false;
-  }
-  *out = v->u.b;
-  return true;
-}
-
-/* rights: [FD_READ, file_open, ...]: the spec's names, any case, with or
- * without the CLOUDABI_RIGHT_ prefix. */
-static bool attr_rights(struct parser *p, const char *tag, const char *attr,
-                        const struct cfg_node *value, cloudabi_rights_t *out) {
-  const struct cfg_node *v = cfg_deref(value);
-  char d[128];
-  if (v->kind != CFG_SEQ) {
-    error(p, value->pos, "%s: %s: expected a sequence of rights, not %s",
-          tag, attr, describe(v, d, sizeof(d)));
-    return false;
-  }
-  static const char prefix[] = "CLOUDABI_RIGHT_";
-  bool ok = true;
-  *out = 0;
-  for (size_t i = 0; i < v->u.list.n; i++) {
-    const struct cfg_node *item = v->u.list.items[i];
-    const struct cfg_node *it = cfg_deref(item);
-    if (!has_text(it) || it->kind == CFG_NULL) {
-      error(p, item->pos, "%s: %s: expected a right, not %s", tag, attr,
-            kind_name(it->kind));
-      ok = false;
-      continue;
-    }
-    const char *name = it->text;
-    size_t len = it->text_len;
-    if (len > strlen(prefix) && strncasecmp(name, prefix, strlen(prefix)) == 0)
-      name += strlen(prefix), len -= strlen(prefix);
-    cloudabi_rights_t bit = rights_from_name(name, len);
-    if (bit == 0) {
-      error(p, item->pos, "%s: %s: unknown right %s", tag, attr,
-            describe(it, d, sizeof(d)));
-      ok = false;
-    }
-    *out |= bit;
-  }
-  return ok;
-}
-
-static char *dup_text(struct parser *p, const struct cfg_node *v) {
-  char *s = strndup(v->text, v->text_len);
-  if (s == NULL)
-    out_of_memory(p);
-  return s;
-}
-
-/* The name of a mapping entry's key, or NULL (with an error) if it has
- * none. */
-static const struct cfg_node *attr_name(struct parser *p, const char *tag,
-                                        const struct cfg_node *key) {
-  const struct cfg_node *k = cfg_deref(key);
-  if (!has_text(k)) {
-    error(p, key->pos, "%s: attribute names are words, not %s", tag,
-          kind_name(k->kind));
-    return NULL;
-  }
-  return k;
-}
-
-/* rights: and inheriting:, which !file and !socket share.  True when k
- * is one of them (then handled, errors included). */
-static bool narrow(struct parser *p, const char *tag, const struct cfg_node *k,
-                   const struct cfg_node *value, struct cfg_resource *r) {
-  if (text_is(k, "rights")) {
-    r->narrow_base = attr_rights(p, tag, "rights", value, &r->base);
-    r->base_pos = value->pos;
-    return true;
-  }
-  if (text_is(k, "inheriting")) {
-    r->narrow_inheriting =
-        attr_rights(p, tag, "inheriting", value, &r->inheriting);
-    r->inheriting_pos = value->pos;
-    return true;
-  }
-  return false;
-}
-
-/* !file {path: P, mode: ro|rw|wo, create: B, directory: B, rights: [...],
- * inheriting: [...]}. */
-static struct cfg_node *make_file(struct parser *p, struct cfg_pos pos,
-                                  struct cfg_node *map) {
-  static const char tag[] = "!file";
-  size_t errors = p->errors;
-  char d[128];
-  struct cfg_resource *r;
-  struct cfg_node *n = new_resource(p, CFG_RES_FILE, pos, &r);
-  for (size_t i = 0; n != NULL && i + 1 < map->u.list.n; i += 2) {
-    const struct cfg_node *key = map->u.list.items[i];
-    const struct cfg_node *value = map->u.list.items[i + 1];
-    const struct cfg_node *k = attr_name(p, tag, key), *v;
-    if (k == NULL || narrow(p, tag, k, value, r))
-      continue;
-    if (text_is(k, "path")) {
-      if ((v = attr_text(p, tag, "path", value)) != NULL) {
-        free(r->path);
-        r->path = dup_text(p, v);
-        r->path_pos = value->pos;
-      }
-    } else if (text_is(k, "mode")) {
-      if ((v = attr_text(p, tag, "mode", value)) == NULL)
-        continue;
-      if (text_is(v, "ro"))
-        r->mode = CFG_MODE_RO;
-      else if (text_is(v, "rw"))
-        r->mode = CFG_MODE_RW;
-      else if (text_is(v, "wo"))
-        r->mode = CFG_MODE_WO;
-      else
-        error(p, value->pos, "%s: mode: expected ro, rw or wo, not %s", tag,
-              describe(v, d, sizeof(d)));
-    } else if (text_is(k, "create")) {
-      attr_bool(p, tag, "create", value, &r->create);
-    } else if (text_is(k, "directory")) {
-      attr_bool(p, tag, "directory", value, &r->directory);
-    } else {
-      error(p, key->pos,
-            "%s: unknown attribute %s (expected path, mode, create, "
-            "directory, rights or inheriting)",
-            tag, describe(k, d, sizeof(d)));
-    }
-  }
-  if (n != NULL && p->errors == errors) {
-    if (r->path == NULL)
-      error(p, pos, "%s: missing path", tag);
-    else if (r->create && r->directory)
-      error(p, pos, "%s: create: true cannot be combined with directory: true",
-            tag);
-    else if (r->create && r->mode == CFG_MODE_RO)
-      /* An empty file the program cannot write is never what was meant. */
-      error(p, pos, "%s: create: true needs mode: rw or mode: wo", tag);
-  }
-  cfg_node_unref(map);
-  if (n == NULL || p->errors != errors) {
-    cfg_node_unref(n);
-    return p->fatal ? NULL : placeholder(p, pos);
-  }
-  return complete(p, n);
-}
-
-/* ADDR: /unix/path, host:port or [v6]:port; checked here, resolved when
- * the socket is made. */
-static bool parse_address(struct parser *p, struct cfg_pos pos,
-                          struct cfg_resource *r, const struct cfg_node *v) {
-  static const char tag[] = "!socket";
-  const char *s = v->text;
-  size_t len = v->text_len;
-  char d[128];
-  if (len > 0 && s[0] == '/') {
-    struct sockaddr_un sun;
-    if (len >= sizeof(sun.sun_path)) {
-      error(p, pos, "%s: Unix socket path is %zu bytes, longer than the %zu "
-                    "a socket address holds",
-            tag, len, sizeof(sun.sun_path) - 1);
-      return false;
-    }
-    r->unix_path = true;
-    return true;
-  }
-  const char *host = s, *host_end, *port;
-  if (len > 0 && s[0] == '[') {
-    host = s + 1;
-    host_end = memchr(s, ']', len);
-    port = host_end != NULL ? host_end + 1 : NULL;
-  } else {
-    host_end = memrchr(s, ':', len);
-    port = host_end;
-    /* An IPv6 address without brackets cannot be told from its port. */
-    if (host_end != NULL && memchr(s, ':', (size_t)(host_end - s)) != NULL)
-      host_end = NULL;
-  }
-  if (host_end == NULL || host_end == host || port >= s + len ||
-      *port != ':' || port + 1 == s + len) {
-    error(p, pos, "%s: address %s is not /path, host:port or [IPv6]:port",
-          tag, describe(v, d, sizeof(d)));
-    return false;
-  }
-  r->host = strndup(host, (size_t)(host_end - host));
-  r->port = strndup(port + 1, (size_t)(s + len - port - 1));
-  if (r->host == NULL || r->port == NULL) {
-    out_of_memory(p);
-    return false;
-  }
-  return true;
-}
-
-/* !socket {type: stream|dgram, bind: ADDR | connect: ADDR, rights: [...],
- * inheriting: [...]}. */
-static struct cfg_node *make_socket(struct parser *p, struct cfg_pos pos,
-                                    struct cfg_node *map) {
-  static const char tag[] = "!socket";
-  size_t errors = p->errors;
-  char d[128];
-  struct cfg_resource *r;
-  struct cfg_node *n = new_resource(p, CFG_RES_SOCKET, pos, &r);
-  const struct cfg_node *address = NULL;
-  if (n != NULL)
-    r->socktype = SOCK_STREAM;
-  for (size_t i = 0; n != NULL && i + 1 < map->u.list.n; i += 2) {
-    const struct cfg_node *key = map->u.list.items[i];
-    const struct cfg_node *value = map->u.list.items[i + 1];
-    const struct cfg_node *k = attr_name(p, tag, key), *v;
-    if (k == NULL || narrow(p, tag, k, value, r))
-      continue;
-    if (text_is(k, "type")) {
-      if ((v = attr_text(p, tag, "type", value)) == NULL)
-        continue;
-      if (text_is(v, "stream"))
-        r->socktype = SOCK_STREAM;
-      else if (text_is(v, "dgram"))
-        r->socktype = SOCK_DGRAM;
-      else if (text_is(v, "seqpacket"))
-        error(p, value->pos,
-              "%s: type: seqpacket sockets have no CloudABI file type", tag);
-      else
-        error(p, value->pos, "%s: type: expected stream or dgram, not %s",
-              tag, describe(v, d, sizeof(d)));
-    } else if (text_is(k, "bind") || text_is(k, "connect")) {
-      if (address != NULL) {
-        error(p, key->pos, "%s: give one of bind and connect, not both", tag);
-        continue;
-      }
-      if ((v = attr_text(p, tag, k->text, value)) == NULL)
-        continue;
-      address = value;
-      r->connect = text_is(k, "connect");
-      free(r->path);
-      r->path = dup_text(p, v);
-      r->path_pos = value->pos;
-      parse_address(p, value->pos, r, v);
-    } else {
-      error(p, key->pos,
-            "%s: unknown attribute %s (expected type, bind, connect, rights "
-            "or inheriting)",
-            tag, describe(k, d, sizeof(d)));
-    }
-  }
-  if (n != NULL && p->errors == errors && address == NULL)
-    error(p, pos, "%s: needs bind or connect", tag);
-  cfg_node_unref(map);
-  if (n == NULL || p->errors != errors) {
-    cfg_node_unref(n);
-    return p->fatal ? NULL : placeholder(p, pos);
-  }
-  return complete(p, n);
 }
 
 /* --- Collections, aliases and anchors --------------------------------- */
@@ -1027,7 +701,7 @@ static void check_duplicates(struct parser *p, const struct cfg_node *map) {
       if (cfg_node_equal(first, again)) {
         char d[128];
         error(p, again->pos, "duplicate key %s (first at %u:%u)",
-              describe(again, d, sizeof(d)), first->pos.line,
+              cfg_describe(again, d, sizeof(d)), first->pos.line,
               first->pos.column);
         break;
       }
@@ -1072,18 +746,24 @@ static struct cfg_node *parse_mapping(struct parser *p, const yaml_event_t *ev,
     return NULL;
   }
   check_duplicates(p, n);
-  switch (what) {
-  case PLAIN_MAP:
+  if (what == PLAIN_MAP)
     return complete(p, n);
-  case FILE_MAP:
-    return make_file(p, pos, n);
-  case SOCKET_MAP:
-    return make_socket(p, pos, n);
-  case BAD_MAP:
-    break;
-  }
+  struct cfg_resource *r = NULL;
+  if (what != BAD_MAP)
+    r = cfg_resource_from_map(what == FILE_MAP ? CFG_RES_FILE : CFG_RES_SOCKET,
+                              pos, n, &p->report);
+  /* The attributes are now in r; the mapping itself is no argdata. */
   cfg_node_unref(n);
-  return placeholder(p, pos);
+  if (r == NULL)
+    return p->fatal ? NULL : placeholder(p, pos);
+  struct cfg_node *res = cfg_node_new(CFG_FD, pos);
+  if (res == NULL) {
+    cfg_resource_free(r);
+    out_of_memory(p);
+    return NULL;
+  }
+  res->u.res = r;
+  return complete(p, res);
 }
 
 static struct cfg_node *parse_alias(struct parser *p, const yaml_event_t *ev,
@@ -1116,8 +796,7 @@ static struct cfg_node *parse_alias(struct parser *p, const yaml_event_t *ev,
   return complete(p, n);
 }
 
-static bool add_anchor(struct parser *p, const char *name,
-                       struct cfg_node *n) {
+static bool add_anchor(struct parser *p, const char *name, struct cfg_node *n) {
   for (size_t i = 0; i < p->nanchors; i++) {
     if (strcmp(p->anchors[i].name, name) == 0) {
       cfg_node_unref(p->anchors[i].node);
@@ -1211,166 +890,6 @@ static struct cfg_node *parse_document(struct parser *p) {
   return root;
 }
 
-/* --- Numbering descriptors -------------------------------------------- */
-
-/*
- * Descriptors are numbered in depth-first order of first appearance, the
- * order in which the argdata encoder meets them (a map's key before its
- * value), so numbering and encoding agree as upstream's argdata_serialize.
- * The walk also records each place that names a descriptor, as a path
- * like .tmpdir or [2].log, for the plan.
- */
-struct numbering {
-  struct config_plan *plan;
-  size_t descs_cap;
-  char *path;
-  size_t len, cap;
-};
-
-static bool path_add(struct numbering *w, const char *s, size_t len) {
-  if (w->len + len + 1 > w->cap) {
-    size_t cap = w->cap == 0 ? 64 : w->cap;
-    while (cap < w->len + len + 1)
-      cap *= 2;
-    char *path = realloc(w->path, cap);
-    if (path == NULL)
-      return false;
-    w->path = path;
-    w->cap = cap;
-  }
-  memcpy(w->path + w->len, s, len);
-  w->len += len;
-  w->path[w->len] = '\0';
-  return true;
-}
-
-static bool is_identifier(const char *s, size_t len) {
-  if (len == 0)
-    return false;
-  for (size_t i = 0; i < len; i++) {
-    char c = s[i];
-    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    bool more = (c >= '0' && c <= '9') || c == '-';
-    if (!alpha && !(i > 0 && more))
-      return false;
-  }
-  return true;
-}
-
-/* A map key as a path step: .name, or ["any string"] with JSON escapes,
- * or {N} (entry N) for keys that are not strings. */
-static bool path_add_key(struct numbering *w, const struct cfg_node *key,
-                         size_t entry) {
-  key = cfg_deref(key);
-  char buf[32];
-  if (key->kind != CFG_STR) {
-    snprintf(buf, sizeof(buf), "{%zu}", entry);
-    return path_add(w, buf, strlen(buf));
-  }
-  if (is_identifier(key->text, key->text_len))
-    return path_add(w, ".", 1) && path_add(w, key->text, key->text_len);
-  if (!path_add(w, "[\"", 2))
-    return false;
-  for (size_t i = 0; i < key->text_len; i++) {
-    unsigned char c = (unsigned char)key->text[i];
-    if (c == '"' || c == '\\') {
-      buf[0] = '\\', buf[1] = (char)c, buf[2] = '\0';
-    } else if (c < 0x20 || c == 0x7f) {
-      snprintf(buf, sizeof(buf), "\\u%04x", c);
-    } else {
-      buf[0] = (char)c, buf[1] = '\0';
-    }
-    if (!path_add(w, buf, strlen(buf)))
-      return false;
-  }
-  return path_add(w, "\"]", 2);
-}
-
-static bool add_ref(struct numbering *w, struct cfg_resource *r,
-                    struct cfg_pos pos) {
-  struct config_plan *plan = w->plan;
-  if (!r->numbered) {
-    size_t i;
-    for (i = 0; i < plan->ndescs; i++) {
-      const struct cfg_resource *o = plan->descs[i].res;
-      if (o->kind == r->kind &&
-          (r->kind == CFG_RES_EXECUTABLE ||
-           (r->kind == CFG_RES_FD && o->host_fd == r->host_fd)))
-        break;
-    }
-    if (i == plan->ndescs) {
-      if (plan->ndescs == w->descs_cap) {
-        size_t cap = w->descs_cap == 0 ? 8 : w->descs_cap * 2;
-        struct cfg_desc *descs = realloc(plan->descs, cap * sizeof(*descs));
-        if (descs == NULL)
-          return false;
-        plan->descs = descs;
-        w->descs_cap = cap;
-      }
-      struct cfg_desc fresh = {r, NULL, 0};
-      plan->descs[plan->ndescs++] = fresh;
-    }
-    r->numbered = true;
-    r->guest_fd = i;
-  }
-  struct cfg_desc *desc = &plan->descs[r->guest_fd];
-  struct cfg_ref *refs =
-      realloc(desc->refs, (desc->nrefs + 1) * sizeof(*refs));
-  if (refs == NULL)
-    return false;
-  desc->refs = refs;
-  char *path = w->len > 0 ? strndup(w->path, w->len) : strdup(".");
-  if (path == NULL)
-    return false;
-  refs[desc->nrefs].path = path;
-  refs[desc->nrefs++].pos = pos;
-  return true;
-}
-
-/* alias_pos: where the outermost alias on the way down was written; a
- * descriptor reached through it is named there. */
-static bool number(struct numbering *w, struct cfg_node *n,
-                   const struct cfg_pos *alias_pos) {
-  if (n->fd_refs == 0)
-    return true;
-  size_t mark = w->len;
-  char buf[48];
-  switch (n->kind) {
-  case CFG_ALIAS:
-    return number(w, n->u.target, alias_pos != NULL ? alias_pos : &n->pos);
-  case CFG_FD:
-    return add_ref(w, n->u.res, alias_pos != NULL ? *alias_pos : n->pos);
-  case CFG_SEQ:
-    for (size_t i = 0; i < n->u.list.n; i++) {
-      snprintf(buf, sizeof(buf), "[%zu]", i);
-      if (!path_add(w, buf, strlen(buf)) ||
-          !number(w, n->u.list.items[i], alias_pos))
-        return false;
-      w->len = mark;
-    }
-    break;
-  case CFG_MAP:
-    for (size_t i = 0; i + 1 < n->u.list.n; i += 2) {
-      struct cfg_node *key = n->u.list.items[i];
-      if (key->fd_refs > 0) {
-        /* A descriptor inside a key: rare, but argdata allows it. */
-        snprintf(buf, sizeof(buf), "{key %zu}", i / 2);
-        if (!path_add(w, buf, strlen(buf)) || !number(w, key, alias_pos))
-          return false;
-        w->len = mark;
-      }
-      if (!path_add_key(w, key, i / 2) ||
-          !number(w, n->u.list.items[i + 1], alias_pos))
-        return false;
-      w->len = mark;
-    }
-    break;
-  default:
-    break;
-  }
-  return true;
-}
-
 /* --- The API ----------------------------------------------------------- */
 
 void config_plan_free(struct config_plan *plan) {
@@ -1388,7 +907,7 @@ void config_plan_free(struct config_plan *plan) {
   free(plan);
 }
 
-/* Numbers the descriptors and encodes the argument data. */
+/* Numbers the descriptors and encodes the argument data: the plan. */
 static struct config_plan *make_plan(struct parser *p, struct cfg_node *root) {
   struct config_plan *plan = calloc(1, sizeof(*plan));
   if (plan == NULL) {
@@ -1398,11 +917,8 @@ static struct config_plan *make_plan(struct parser *p, struct cfg_node *root) {
   }
   plan->root = root;
   plan->name = strdup(p->name);
-  struct numbering w = {plan, 0, NULL, 0, 0};
-  bool ok = plan->name != NULL && number(&w, root, NULL);
-  free(w.path);
-  if (ok)
-    ok = argdata_write(root, &plan->argdata, &plan->argdata_len) == 0;
+  bool ok = plan->name != NULL && cfg_plan_number(plan) == 0 &&
+            argdata_write(root, &plan->argdata, &plan->argdata_len) == 0;
   if (!ok) {
     config_plan_free(plan);
     out_of_memory(p);
@@ -1414,7 +930,13 @@ static struct config_plan *make_plan(struct parser *p, struct cfg_node *root) {
 struct config_plan *config_parse_buffer(const void *text, size_t len,
                                         const char *name,
                                         struct config_diags *d) {
-  struct parser p = {.name = name, .text = text, .text_len = len, .diags = d};
+  struct parser p = {
+      .report = {report_error, report_nomem, 0},
+      .name = name,
+      .text = text,
+      .text_len = len,
+      .diags = d,
+  };
   if (!yaml_parser_initialize(&p.yaml)) {
     cfg_diag_nopos(d, name, "out of memory");
     return NULL;
@@ -1428,7 +950,7 @@ struct config_plan *config_parse_buffer(const void *text, size_t len,
   }
   free(p.anchors);
   struct config_plan *plan = NULL;
-  if (root != NULL && p.errors == 0)
+  if (root != NULL && p.report.errors == 0)
     plan = make_plan(&p, root); /* takes root */
   else
     cfg_node_unref(root);

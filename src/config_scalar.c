@@ -23,7 +23,9 @@ static void why_set(char *why, size_t size, const char *fmt, ...) {
   va_end(ap);
 }
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 /* Whether s[0..len) is one of the NULL-terminated words. */
 static bool one_of(const char *s, size_t len, const char *const *words) {
@@ -40,12 +42,12 @@ bool scalar_is_null(const char *s, size_t len) {
 
 int scalar_parse_bool(const char *s, size_t len, bool *out) {
   /* YAML 1.1's spellings (upstream's C version) include YAML 1.2's. */
-  static const char *const trues[] = {"y",    "Y",    "yes", "Yes", "YES",
-                                      "true", "True", "TRUE", "on", "On",
-                                      "ON",   NULL};
-  static const char *const falses[] = {"n",     "N",     "no",  "No",
-                                       "NO",    "false", "False", "FALSE",
-                                       "off",   "Off",   "OFF", NULL};
+  static const char *const trues[] = {"y",   "Y",    "yes",  "Yes",
+                                      "YES", "true", "True", "TRUE",
+                                      "on",  "On",   "ON",   NULL};
+  static const char *const falses[] = {"n",   "N",     "no",    "No",
+                                       "NO",  "false", "False", "FALSE",
+                                       "off", "Off",   "OFF",   NULL};
   if (one_of(s, len, trues)) {
     *out = true;
     return SCALAR_OK;
@@ -213,8 +215,8 @@ static int64_t days_since_epoch(int64_t y, int m, int d) {
   if (m <= 2)
     y -= 1;
   int64_t cycle = (y >= 0 ? y : y - 399) / 400;
-  int64_t year_of_cycle = y - cycle * 400;                   /* 0..399 */
-  int64_t month_from_march = m > 2 ? m - 3 : m + 9;           /* 0..11 */
+  int64_t year_of_cycle = y - cycle * 400;          /* 0..399 */
+  int64_t month_from_march = m > 2 ? m - 3 : m + 9; /* 0..11 */
   int64_t day_of_year = (153 * month_from_march + 2) / 5 + d - 1;
   int64_t day_of_cycle = year_of_cycle * 365 + year_of_cycle / 4 -
                          year_of_cycle / 100 + day_of_year;

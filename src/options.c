@@ -9,16 +9,15 @@
 #endif
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: cloudabi-run [OPTIONS] PROGRAM [CONFIG]\n"
-          "Runs the CloudABI executable PROGRAM with the resources named in "
-          "the YAML\nfile CONFIG (standard input if absent or \"-\").\n\n"
-          "  --plan[=text|json]  print every descriptor the program would "
-          "get, with its\n"
-          "                      rights and where the config names it, and "
-          "exit\n"
-          "  -h, --help          show this help\n"
-          "      --version       show the version\n");
+  fprintf(f, "usage: cloudabi-run [OPTIONS] PROGRAM [CONFIG]\n"
+             "Runs the CloudABI executable PROGRAM with the resources named in "
+             "the YAML\nfile CONFIG (standard input if absent or \"-\").\n\n"
+             "  --plan[=text|json]  print every descriptor the program would "
+             "get, with its\n"
+             "                      rights and where the config names it, and "
+             "exit\n"
+             "  -h, --help          show this help\n"
+             "      --version       show the version\n");
 }
 
 enum options_result options_parse(int argc, char **argv, struct options *o,
@@ -51,8 +50,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       } else if (strcmp(optarg, "json") == 0) {
         o->plan_format = PLAN_JSON;
       } else {
-        fprintf(err, "cloudabi-run: --plan: unknown format \"%s\" "
-                     "(expected text or json)\n",
+        fprintf(err,
+                "cloudabi-run: --plan: unknown format \"%s\" "
+                "(expected text or json)\n",
                 optarg);
         return OPTIONS_USAGE;
       }

@@ -181,8 +181,9 @@ static void json_source(FILE *out, const struct cfg_resource *r) {
     fputs("\"tag\": \"executable\"", out);
     break;
   case CFG_RES_SOCKET:
-    fprintf(out, "\"tag\": \"socket\", \"type\": \"%s\", \"%s\": ",
-            socktype_name(r), r->connect ? "connect" : "bind");
+    fprintf(out,
+            "\"tag\": \"socket\", \"type\": \"%s\", \"%s\": ", socktype_name(r),
+            r->connect ? "connect" : "bind");
     json_string(out, r->path);
     break;
   }

@@ -333,8 +333,8 @@ static cfg_wide random_int(void) {
 }
 
 static struct cfg_node *random_tree(int depth) {
-  static const char *const pieces[] = {"a", "xyz", "\xc3\xa9", "\xe2\x82\xac",
-                                       "\xf0\x9f\x98\x80", " ", "\n"};
+  static const char *const pieces[] = {
+      "a", "xyz", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", " ", "\n"};
   unsigned kind = (unsigned)(rnd() % (depth > 0 ? 10 : 8));
   switch (kind) {
   case 0:

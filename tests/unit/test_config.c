@@ -35,32 +35,32 @@
 #define TAG "%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\n"
 
 /* Descriptors the cases name (see setup). */
-#define FD_PIPE_R 40   /* read end of a pipe */
-#define FD_PIPE_W 41   /* write end */
-#define FD_STREAM 42   /* one end of a stream socketpair */
-#define FD_DGRAM 43    /* one end of a datagram socketpair */
+#define FD_PIPE_R 40 /* read end of a pipe */
+#define FD_PIPE_W 41 /* write end */
+#define FD_STREAM 42 /* one end of a stream socketpair */
+#define FD_DGRAM 43  /* one end of a datagram socketpair */
 #define FD_SEQPACKET 44
 #define FD_CLOSED 45
-#define FD_OURS 46  /* open, but close-on-exec: "ours" */
+#define FD_OURS 46 /* open, but close-on-exec: "ours" */
 #define FD_EVENTFD 47
-#define FD_DEVNULL 48  /* /dev/null, read-write */
+#define FD_DEVNULL 48 /* /dev/null, read-write */
 
 enum {
-  DRY_RUN = 1,  /* config_open with CONFIG_OPEN_DRY_RUN */
-  NO_EXEC = 2,  /* no program descriptor */
-  PREFIX = 4,   /* the expected diagnostic is a prefix (host-dependent end) */
+  DRY_RUN = 1, /* config_open with CONFIG_OPEN_DRY_RUN */
+  NO_EXEC = 2, /* no program descriptor */
+  PREFIX = 4,  /* the expected diagnostic is a prefix (host-dependent end) */
   UNPRIVILEGED = 8, /* permissions only hold without CAP_DAC_OVERRIDE */
 };
 
 /* 250 nested empty sequences. */
-#define DEEP250 \
-  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" \
-  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" \
-  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" \
-  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
-  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
-  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
-  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" \
+#define DEEP250                                                                \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["     \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["     \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["     \
+  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"     \
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"     \
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"     \
+  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"     \
   "]]]]]]]]]]"
 
 struct config_case {
@@ -95,14 +95,14 @@ static const struct config_case cases[] = {
     {"!!binary AQI=", "01 01 02", "", NULL, 0},
     /* Booleans in the old and new spellings; nulls. */
     {"[yes, No, on, OFF, y, n, True, FALSE]",
-     "07 82 02 01 81 02 82 02 01 81 02 82 02 01 81 02 82 02 01 81 02", "",
-     NULL, 0},
+     "07 82 02 01 81 02 82 02 01 81 02 82 02 01 81 02 82 02 01 81 02", "", NULL,
+     0},
     {"[~, null, Null, NULL, !!null '', ]", "07 80 80 80 80 80", "", NULL, 0},
     {"key:\n", "06 85 08 6b 65 79 00 80", "", NULL, 0},
     /* Integers: prefixes, signs, leading zeros, both ends of the range. */
     {"[0x1F, 0o17, +5, 007, -1000, 1000]",
-     "07 82 05 1f 82 05 0f 82 05 05 82 05 07 83 05 fc 18 83 05 03 e8", "",
-     NULL, 0},
+     "07 82 05 1f 82 05 0f 82 05 05 82 05 07 83 05 fc 18 83 05 03 e8", "", NULL,
+     0},
     {"[-9223372036854775808, 18446744073709551615]",
      "07 89 05 80 00 00 00 00 00 00 00 8a 05 00 ff ff ff ff ff ff ff ff", "",
      NULL, 0},
@@ -116,8 +116,8 @@ static const struct config_case cases[] = {
      "", NULL, 0},
     /* Timestamps: offsets, date alone, before 1970, the far ends. */
     {"[2001-12-14 21:59:43.10 -5, 2001-12-14t21:59:43.10-05:00]",
-     "07 89 09 0d fe 80 fb 3b 71 57 00 89 09 0d fe 80 fb 3b 71 57 00", "",
-     NULL, 0},
+     "07 89 09 0d fe 80 fb 3b 71 57 00 89 09 0d fe 80 fb 3b 71 57 00", "", NULL,
+     0},
     {"[2002-12-14, 1969-12-31T23:59:59Z, 2016-02-29T12:00:00+01:30]",
      "07 89 09 0e 6e 32 6b 34 ed 00 00 85 09 c4 65 36 00 89 09 14 37 62 f2 ee "
      "76 90 00",
@@ -157,8 +157,8 @@ static const struct config_case cases[] = {
      "02",
      "", NULL, 0},
     /* An anchor can be redefined; the latest wins.  << is a plain key. */
-    {"[&a 1, *a, &a 2, *a]", "07 82 05 01 82 05 01 82 05 02 82 05 02", "",
-     NULL, 0},
+    {"[&a 1, *a, &a 2, *a]", "07 82 05 01 82 05 01 82 05 02 82 05 02", "", NULL,
+     0},
     {"{<<: {a: 1}}", "06 84 08 3c 3c 00 88 06 83 08 61 00 82 05 01", "", NULL,
      0},
     {TAG "a: &f !file {path: file.txt}\nb: *f\n",
@@ -191,8 +191,8 @@ static const struct config_case cases[] = {
      "DIRECTORY=0x13eff698/0x11ffff7ff", NULL, 0},
     {TAG "!file {path: 2015}", "03 00 00 00 00", "REGULAR_FILE-FD_WRITE", NULL,
      0},
-    {TAG "!file {path: created.txt, mode: rw, create: true}",
-     "03 00 00 00 00", "REGULAR_FILE", NULL, 0},
+    {TAG "!file {path: created.txt, mode: rw, create: true}", "03 00 00 00 00",
+     "REGULAR_FILE", NULL, 0},
     /* Narrowing, in any case and with or without the C prefix. */
     {TAG "!file {path: file.txt, rights: [FD_READ, fd_seek, "
          "CLOUDABI_RIGHT_FILE_STAT_FGET]}",
@@ -204,12 +204,12 @@ static const struct config_case cases[] = {
      "07 85 03 00 00 00 00 85 03 00 00 00 00", "REGULAR_FILE-FD_WRITE", NULL,
      0},
     /* Sockets: bind and listen, datagrams, Unix paths, connect. */
-    {TAG "!socket {bind: 127.0.0.1:0}", "03 00 00 00 00", "SOCKET_STREAM",
-     NULL, 0},
+    {TAG "!socket {bind: 127.0.0.1:0}", "03 00 00 00 00", "SOCKET_STREAM", NULL,
+     0},
     {TAG "!socket {type: dgram, bind: \"127.0.0.1:0\"}", "03 00 00 00 00",
      "SOCKET_DGRAM", NULL, 0},
-    {TAG "!socket {bind: @TMP@/bound.sock}", "03 00 00 00 00",
-     "SOCKET_STREAM", NULL, 0},
+    {TAG "!socket {bind: @TMP@/bound.sock}", "03 00 00 00 00", "SOCKET_STREAM",
+     NULL, 0},
     {TAG "!socket {connect: @TMP@/server.sock}", "03 00 00 00 00",
      "SOCKET_STREAM", NULL, 0},
     {TAG "!socket {connect: \"127.0.0.1:@PORT@\", rights: [FD_READ]}",
@@ -267,8 +267,8 @@ static const struct config_case cases[] = {
      "t.yaml:2:3: !!binary: bad base64: 3 characters, not a multiple of 4\n"
      "t.yaml:3:3: !!binary: bad base64: data after padding at offset 4",
      0},
-    {"[!!int abc, !!bool maybe, !!null x, !!timestamp today, !!float x]",
-     NULL, NULL,
+    {"[!!int abc, !!bool maybe, !!null x, !!timestamp today, !!float x]", NULL,
+     NULL,
      "t.yaml:1:2: !!int: \"abc\" is not an integer\n"
      "t.yaml:1:13: !!bool: \"maybe\" is not a boolean\n"
      "t.yaml:1:27: !!null: \"x\" is not null\n"
@@ -346,14 +346,15 @@ static const struct config_case cases[] = {
      "t.yaml:7:18: !socket: address \":80\" is not /path, host:port or "
      "[IPv6]:port",
      0},
-    {TAG "!socket {bind: /0123456789012345678901234567890123456789012345678901234"
-         "5678901234567890123456789012345678901234567890123456}",
+    {TAG
+     "!socket {bind: /0123456789012345678901234567890123456789012345678901234"
+     "5678901234567890123456789012345678901234567890123456}",
      NULL, NULL,
      "t.yaml:3:16: !socket: Unix socket path is 108 bytes, longer than the 107 "
      "a socket address holds",
      0},
-    {"a: *nope\n", NULL, NULL, "t.yaml:1:4: alias *nope: no anchor &nope before it",
-     0},
+    {"a: *nope\n", NULL, NULL,
+     "t.yaml:1:4: alias *nope: no anchor &nope before it", 0},
     {"a: [1, 2\n", NULL, NULL,
      "t.yaml:2:1: syntax error: did not find expected ',' or ']' (while "
      "parsing a flow sequence at 1:4)",
@@ -365,8 +366,7 @@ static const struct config_case cases[] = {
     {"ok: 1\nbad: \"\xc3\xa9\x80\"\n", NULL, NULL,
      "t.yaml:2:8: cannot read: invalid leading UTF-8 octet (0x80)", 0},
     /* Every mistake of a config at once, in document order. */
-    {TAG "a: !fd x\nb: !file {path: f, mode: r}\nc: 0x\nd: 1e400\n", NULL,
-     NULL,
+    {TAG "a: !fd x\nb: !file {path: f, mode: r}\nc: 0x\nd: 1e400\n", NULL, NULL,
      "t.yaml:3:4: !fd: expected stdin, stdout, stderr or a descriptor number, "
      "not \"x\"\n"
      "t.yaml:4:26: !file: mode: expected ro, rw or wo, not \"r\"\n"
@@ -586,9 +586,9 @@ static char *joined(const struct config_diags *d) {
 
 static cloudabi_filetype_t type_named(const char *s, size_t len) {
   static const cloudabi_filetype_t types[] = {
-      CLOUDABI_FILETYPE_BLOCK_DEVICE,  CLOUDABI_FILETYPE_CHARACTER_DEVICE,
-      CLOUDABI_FILETYPE_DIRECTORY,     CLOUDABI_FILETYPE_REGULAR_FILE,
-      CLOUDABI_FILETYPE_SOCKET_DGRAM,  CLOUDABI_FILETYPE_SOCKET_STREAM,
+      CLOUDABI_FILETYPE_BLOCK_DEVICE, CLOUDABI_FILETYPE_CHARACTER_DEVICE,
+      CLOUDABI_FILETYPE_DIRECTORY,    CLOUDABI_FILETYPE_REGULAR_FILE,
+      CLOUDABI_FILETYPE_SOCKET_DGRAM, CLOUDABI_FILETYPE_SOCKET_STREAM,
   };
   for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
     const char *name = filetype_name(types[i]);
@@ -633,8 +633,7 @@ static void check_fd(size_t i, const char *want, size_t len,
     const char *slash = memchr(want, '/', len);
     assert_non_null(slash);
     exp.base = rights_named(want + tn + 1, (size_t)(slash - want - tn - 1));
-    exp.inheriting =
-        rights_named(slash + 1, len - (size_t)(slash + 1 - want));
+    exp.inheriting = rights_named(slash + 1, len - (size_t)(slash + 1 - want));
   } else {
     for (size_t k = tn; k < len;) {
       size_t n = strcspn(want + k + 1, "- ");
@@ -705,7 +704,8 @@ static void run_case(size_t index, const struct config_case *c) {
   size_t fds_before = open_fds();
   struct config_diags d = {0};
   struct launch_config lc = {0};
-  struct config_plan *plan = config_parse_buffer(yaml, strlen(yaml), "t.yaml", &d);
+  struct config_plan *plan =
+      config_parse_buffer(yaml, strlen(yaml), "t.yaml", &d);
   int e = -1;
   if (plan != NULL) {
     e = config_open(plan, (c->flags & NO_EXEC) != 0 ? -1 : exec_fd,
@@ -799,8 +799,8 @@ static void test_references(void **state) {
     const char *path;
     uint32_t line, column;
   } want[] = {
-      {0, ".tmpdir", 3, 9},         {1, ".list[1].log", 6, 10},
-      {1, ".again", 9, 8},          {2, "[\"odd key\"]", 7, 12},
+      {0, ".tmpdir", 3, 9}, {1, ".list[1].log", 6, 10},
+      {1, ".again", 9, 8},  {2, "[\"odd key\"]", 7, 12},
       {2, "{3}", 8, 4},
   };
   size_t seen[3] = {0};
@@ -856,9 +856,8 @@ static void test_connect_fallback(void **state) {
   struct addrinfo first = second;
   first.ai_addr = (struct sockaddr *)&refused;
   first.ai_next = &second;
-  struct cfg_resource r = {.kind = CFG_RES_SOCKET,
-                           .socktype = SOCK_STREAM,
-                           .connect = true};
+  struct cfg_resource r = {
+      .kind = CFG_RES_SOCKET, .socktype = SOCK_STREAM, .connect = true};
   const char *step = NULL;
   int error = 0;
   int fd = cfg_socket_from_list(&r, &first, &step, &error);

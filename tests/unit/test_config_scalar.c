@@ -229,7 +229,9 @@ static void test_plain(void **state) {
 static void test_embedded_nul(void **state) {
   (void)state;
   char got[64];
-  show_plain("12\0" "3", 4, got, sizeof(got));
+  show_plain("12\0"
+             "3",
+             4, got, sizeof(got));
   assert_string_equal(got, "str");
   show_plain("1.5\0", 4, got, sizeof(got));
   assert_string_equal(got, "str");
@@ -299,8 +301,7 @@ static void test_explicit(void **state) {
   assert_true(i == 16);
   assert_int_equal(scalar_parse_int("1.0", 3, &i, why, sizeof(why)),
                    SCALAR_NO_MATCH);
-  assert_int_equal(scalar_parse_float("7", 1, &f, why, sizeof(why)),
-                   SCALAR_OK);
+  assert_int_equal(scalar_parse_float("7", 1, &f, why, sizeof(why)), SCALAR_OK);
   assert_true(f == 7.0);
   assert_int_equal(scalar_parse_timestamp("2001", 4, &i, why, sizeof(why)),
                    SCALAR_NO_MATCH);
