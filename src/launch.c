@@ -1,7 +1,8 @@
-/* The launch configuration's lifetime; see launch.h. */
+/* Releasing a launch_config; see launch.h. */
 #include "launch.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void launch_config_free(struct launch_config *lc) {
@@ -10,7 +11,5 @@ void launch_config_free(struct launch_config *lc) {
       close(lc->fds[i].host_fd);
   free(lc->fds);
   free(lc->argdata);
-  lc->fds = NULL;
-  lc->argdata = NULL;
-  lc->nfds = lc->argdata_len = 0;
+  memset(lc, 0, sizeof(*lc));
 }

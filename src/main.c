@@ -1,79 +1,82 @@
 /* cloudabi-run: command line. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "elf_check.h"
-#include "launch.h"
+#include "options.h"
 #include "sup.h"
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: cloudabi-run [OPTIONS] PROGRAM [CONFIG]\n"
-             "Runs the CloudABI executable PROGRAM with the resources named "
-             "in the YAML\nfile CONFIG (standard input if absent).\n\n"
-             "  -h, --help     show this help\n"
-             "      --version  show the version\n");
+/* Every failure to start exits 127, as upstream. */
+#define EXIT_NOT_STARTED 127
+
+/* The config, parsed; NULL after printing why not. */
+static struct config_plan *read_config(const struct options *o) {
+  const char *name = o->config != NULL ? o->config : "<stdin>";
+  FILE *in = stdin;
+  if (o->config != NULL && (in = fopen(o->config, "re")) == NULL) {
+    fprintf(stderr, "cloudabi-run: %s: %s\n", o->config, strerror(errno));
+    return NULL;
+  }
+  struct config_diags diags = {0};
+  struct config_plan *plan = config_parse_file(in, name, &diags);
+  if (in != stdin)
+    fclose(in);
+  config_diags_print(&diags, stderr);
+  config_diags_free(&diags);
+  return plan;
 }
 
 int main(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},
-      {NULL, 0, NULL, 0},
-  };
-  int c;
-  while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'h':
-      usage(stdout);
-      return 0;
-    case 'V':
-      printf("cloudabi-run %s\n", CLOUDABI_RUN_VERSION);
-      return 0;
-    default:
-      usage(stderr);
-      return 127;
-    }
+  struct options o;
+  switch (options_parse(argc, argv, &o, stdout, stderr)) {
+  case OPTIONS_RUN:
+    break;
+  case OPTIONS_EXIT:
+    return 0;
+  case OPTIONS_USAGE:
+    return EXIT_NOT_STARTED;
   }
-  if (optind >= argc || argc - optind > 2) {
-    usage(stderr);
-    return 127;
-  }
-  const char *program = argv[optind];
-  int fd = open(program, O_RDONLY | O_CLOEXEC);
+  /* The program first: !executable in the config hands it out. */
+  int fd = open(o.program, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    fprintf(stderr, "cloudabi-run: %s: %s\n", program, strerror(errno));
-    return 127;
+    fprintf(stderr, "cloudabi-run: %s: %s\n", o.program, strerror(errno));
+    return EXIT_NOT_STARTED;
   }
   char why[256];
   struct elf_info info;
   if (elf_check(fd, &info, why, sizeof(why)) != 0) {
-    fprintf(stderr, "%s: not a CloudABI executable: %s\n", program, why);
-    return 127;
+    fprintf(stderr, "%s: not a CloudABI executable: %s\n", o.program, why);
+    close(fd);
+    return EXIT_NOT_STARTED;
   }
-  /* Until the YAML front end lands: {terminal: stdout, out: stdout}. */
-  static const uint8_t ad[] = {0x06, 0x8a, 0x08, 't', 'e', 'r', 'm', 'i',
-                               'n', 'a', 'l', 0x00, 0x85, 0x03, 0, 0,
-                               0,    0,    0x85, 0x08, 'o', 'u', 't', 0x00,
-                               0x85, 0x03, 0,    0,    0,   0};
-  struct launch_config lc = {0};
-  lc.argdata = malloc(sizeof(ad) + 1);
-  memcpy(lc.argdata, ad, sizeof(ad));
-  lc.argdata_len = sizeof(ad);
-  lc.fds = calloc(1, sizeof(*lc.fds));
-  lc.nfds = 1;
-  lc.fds[0].host_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
-  if (rights_for_host_fd(lc.fds[0].host_fd, &lc.fds[0].rights) != 0) {
-    fprintf(stderr, "cloudabi-run: stdout: %s\n", strerror(errno));
-    return 127;
+  struct config_plan *plan = read_config(&o);
+  if (plan == NULL) {
+    close(fd);
+    return EXIT_NOT_STARTED;
   }
-  struct sup_options opts = {.program_name = program};
-  int status = sup_run(&opts, fd, &lc);
+  struct config_diags diags = {0};
+  struct launch_config lc;
+  int e = config_open(plan, fd, o.plan ? CONFIG_OPEN_DRY_RUN : 0, &lc, &diags);
+  config_diags_print(&diags, stderr);
+  config_diags_free(&diags);
+  int status = EXIT_NOT_STARTED;
+  if (e == 0 && o.plan) {
+    if (plan_print(plan, &lc, o.plan_format, stdout) == 0)
+      status = 0;
+    else
+      fprintf(stderr, "cloudabi-run: cannot write the plan: %s\n",
+              strerror(errno));
+  } else if (e == 0) {
+    struct sup_options so = {.program_name = o.program};
+    status = sup_run(&so, fd, &lc);
+  }
   launch_config_free(&lc);
+  config_plan_free(plan);
   close(fd);
   return status;
 }

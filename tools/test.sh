@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: once in a plain
-# build, once more with AddressSanitizer and UndefinedBehaviorSanitizer.
-# Ends with a one-line summary; the exit status is non-zero on any failure.
+# build, once more with AddressSanitizer and UndefinedBehaviorSanitizer,
+# then fuzzes the config parser for a bounded time (FUZZ_SECONDS, 60 by
+# default; 0 skips it).  Ends with a one-line summary; the exit status is
+# non-zero on any failure, crash, leak or hang.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib/setup.sh"
@@ -28,8 +30,38 @@ run_suite() {
   fi
 }
 
+# libFuzzer with ASan (leaks included) and UBSan on the config parser,
+# from the seed corpus plus whatever earlier runs found (kept in the build
+# tree, never in the sources).
+run_fuzz() {
+  local dir=$ROOT/build-fuzz seconds=${FUZZ_SECONDS:-60}
+  if [ "$seconds" -eq 0 ]; then
+    results+=("fuzz: skipped")
+    return
+  fi
+  if ! build_tree "$dir" -DCMAKE_C_COMPILER=clang -DCLOUDABI_FUZZ=ON \
+    -DBUILD_TESTING=OFF; then
+    results+=("fuzz: build failed")
+    failed=1
+    return
+  fi
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  local log=$dir/fuzz.log
+  if "$dir/tests/fuzz/fuzz_config" -max_total_time="$seconds" -timeout=5 \
+    -rss_limit_mb=2048 -dict="$ROOT/tests/fuzz/yaml.dict" \
+    -artifact_prefix="$dir/artifacts/" "$dir/corpus" "$ROOT/tests/fuzz/corpus" \
+    >"$log" 2>&1; then
+    results+=("fuzz: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1)s, no crash")
+  else
+    grep -E -A 30 'ERROR|SUMMARY|check failed' "$log" | head -n 60 >&2
+    results+=("fuzz: FAILED, input in $dir/artifacts/")
+    failed=1
+  fi
+}
+
 run_suite plain "$ROOT/build"
 run_suite asan+ubsan "$ROOT/build-san" -DCMAKE_C_COMPILER=clang -DCLOUDABI_SANITIZE=ON
+run_fuzz
 
 summary=$(printf '%s; ' "${results[@]}")
 if [ $failed -eq 0 ]; then

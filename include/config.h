@@ -1,0 +1,93 @@
+/*
+ * The YAML configuration front end of cloudabi-run.
+ *
+ * Two phases, so that every mistake in a config can be found without
+ * touching anything:
+ *
+ *   1. config_parse_*: YAML text -> a typed, immutable plan (the argument
+ *      data as a value tree whose descriptor leaves describe resources,
+ *      numbered 0..n-1 by first appearance).  No side effects.
+ *   2. config_open: plan -> struct launch_config (the argdata bytes and
+ *      the host descriptors with their rights).  On any error everything
+ *      opened so far is closed again.
+ *
+ * Mistakes come back as diagnostics, one line each, in the form
+ * "NAME:LINE:COLUMN: message" (1-based), or "NAME: message" for problems
+ * that have no position.
+ */
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "launch.h"
+
+struct config_diags {
+  char **lines;
+  size_t count, cap;
+  bool out_of_memory; /* a line was lost; printed as a last line */
+};
+
+void config_diags_print(const struct config_diags *d, FILE *out);
+void config_diags_free(struct config_diags *d);
+
+/* Limits, so that no config can make the supervisor run away. */
+#define CONFIG_MAX_INPUT (16u << 20)  /* bytes of YAML read */
+#define CONFIG_MAX_ARGDATA (4u << 20) /* bytes of encoded argdata */
+#define CONFIG_MAX_DEPTH 256          /* nesting, aliases expanded */
+#define CONFIG_MAX_FD_REFS 4096       /* descriptor leaves, aliases expanded */
+#define CONFIG_MAX_ERRORS 20          /* diagnostics before giving up */
+
+struct config_plan;
+
+/*
+ * Parses YAML text; `name` is what diagnostics call it ("<stdin>" for
+ * standard input).  Returns the plan, or NULL with at least one diagnostic
+ * added.  Only the first document is read.
+ */
+struct config_plan *config_parse_buffer(const void *text, size_t len,
+                                        const char *name,
+                                        struct config_diags *d);
+/* The same for a whole stream (up to CONFIG_MAX_INPUT bytes). */
+struct config_plan *config_parse_file(FILE *in, const char *name,
+                                      struct config_diags *d);
+void config_plan_free(struct config_plan *plan);
+
+/* The number of descriptors the plan gives the program. */
+size_t config_plan_nfds(const struct config_plan *plan);
+/* The encoded argument data (without the trailing NUL). */
+const uint8_t *config_plan_argdata(const struct config_plan *plan, size_t *len);
+
+enum {
+  /*
+   * Find the type and rights of every descriptor without side effects:
+   * files are opened and closed but never created, socket addresses are
+   * resolved but no socket is made.  Every host_fd in the result is -1.
+   */
+  CONFIG_OPEN_DRY_RUN = 1,
+};
+
+/*
+ * Opens the plan's resources.  exec_fd is the program's own descriptor
+ * for !executable (duplicated, never consumed), or -1 when there is none.
+ * Returns 0 with *lc filled in (free with launch_config_free), or -1 with
+ * diagnostics and *lc empty.
+ */
+int config_open(const struct config_plan *plan, int exec_fd, unsigned flags,
+                struct launch_config *lc, struct config_diags *d);
+
+enum plan_format { PLAN_TEXT, PLAN_JSON };
+
+/*
+ * Prints what the program is given: each descriptor's number, type and
+ * rights (from lc, the result of config_open for this plan), the resource
+ * behind it and every place in the config that names it.  Returns 0, or -1
+ * when writing failed.
+ */
+int plan_print(const struct config_plan *plan, const struct launch_config *lc,
+               enum plan_format format, FILE *out);
+
+#endif

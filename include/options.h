@@ -1,0 +1,27 @@
+/* cloudabi-run's command line. */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config.h"
+
+struct options {
+  const char *program;
+  const char *config; /* NULL: standard input */
+  bool plan;          /* --plan: print the plan and exit */
+  enum plan_format plan_format;
+};
+
+enum options_result {
+  OPTIONS_RUN,   /* go on with *o */
+  OPTIONS_EXIT,  /* --help or --version was printed: exit 0 */
+  OPTIONS_USAGE, /* a usage error was printed: exit 127 */
+};
+
+/* Parses argv; help and version go to out, usage errors to err. */
+enum options_result options_parse(int argc, char **argv, struct options *o,
+                                  FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The command line of cloudabi-run: options, exit statuses, the exact
+# error lines for bad configs (from a file and from standard input), and
+# --plan in both formats (the JSON is parsed, not just looked at).
+#
+# usage: test_cli.sh CLOUDABI_RUN GUEST_PROGRAM
+set -u
+RUN=$1
+PROG=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect STATUS STDOUT STDERR -- COMMAND...: runs COMMAND with its output
+# in files and compares status and both outputs exactly.
+expect() {
+  local want_status=$1 want_out=$2 want_err=$3
+  shift 4
+  "$@" >out.txt 2>err.txt
+  local status=$?
+  [ "$status" -eq "$want_status" ] || fail "$*: exit $status, want $want_status"
+  if [ "$(cat out.txt)" != "$want_out" ]; then
+    fail "$*: stdout"
+    diff <(echo "$want_out") out.txt >&2
+  fi
+  if [ "$(cat err.txt)" != "$want_err" ]; then
+    fail "$*: stderr"
+    diff <(echo "$want_err") err.txt >&2
+  fi
+}
+
+mkdir data
+cat >good.yaml <<'EOF'
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+data: !file
+  path: data
+  rights: [FILE_OPEN, FILE_READDIR]
+self: !executable
+listen: !socket {bind: 127.0.0.1:0}
+again: !file {path: data, directory: true}
+EOF
+
+# --- options ---
+"$RUN" --help >out.txt 2>&1 && grep -q '^usage: cloudabi-run \[OPTIONS\] PROGRAM \[CONFIG\]' out.txt ||
+  fail "--help"
+expect 0 "cloudabi-run 0.1.0" "" -- "$RUN" --version
+"$RUN" >out.txt 2>err.txt
+[ $? -eq 127 ] && [ ! -s out.txt ] && grep -q '^usage:' err.txt || fail "no arguments"
+"$RUN" --plan=xml "$PROG" good.yaml >out.txt 2>err.txt
+[ $? -eq 127 ] && grep -q 'unknown format "xml"' err.txt || fail "--plan=xml"
+"$RUN" --frobnicate "$PROG" >out.txt 2>err.txt
+[ $? -eq 127 ] && grep -q 'unknown option --frobnicate' err.txt || fail "unknown option"
+"$RUN" "$PROG" a.yaml b.yaml >out.txt 2>err.txt
+[ $? -eq 127 ] && grep -q '^usage:' err.txt || fail "too many arguments"
+
+# --- the program and the config file ---
+expect 127 "" "cloudabi-run: missing-program: No such file or directory" -- \
+  "$RUN" missing-program good.yaml
+expect 127 "" "good.yaml: not a CloudABI executable: not an ELF file" -- \
+  "$RUN" good.yaml good.yaml
+expect 127 "" "cloudabi-run: missing.yaml: No such file or directory" -- \
+  "$RUN" "$PROG" missing.yaml
+
+# --- bad configs: one line per error, exit 127, nothing on stdout ---
+cat >bad.yaml <<'EOF'
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+tmp: !file {path: tmp}
+n: 0x1g
+n: !fd 99999999999
+EOF
+expect 127 "" 'bad.yaml:5:1: duplicate key "n" (first at 4:1)
+bad.yaml:5:4: !fd: descriptor number "99999999999" out of range (0 to 2147483647)' -- \
+  "$RUN" "$PROG" bad.yaml
+head -n 4 bad.yaml | sed 's/^n: 0x1g$/n: 1/' >open.yaml
+expect 127 "" 'open.yaml:3:19: !file: cannot open "tmp": No such file or directory' -- \
+  "$RUN" "$PROG" open.yaml
+# The same from standard input, plain and as "-".
+printf 'a: [1\n' >syntax.yaml
+expect 127 "" "<stdin>:2:1: syntax error: did not find expected ',' or ']' (while parsing a flow sequence at 1:4)" -- \
+  "$RUN" "$PROG" <syntax.yaml
+expect 127 "" "<stdin>:2:1: syntax error: did not find expected ',' or ']' (while parsing a flow sequence at 1:4)" -- \
+  "$RUN" "$PROG" - <syntax.yaml
+
+# --- a good config runs the program (which does nothing) ---
+"$RUN" "$PROG" good.yaml >out.txt 2>err.txt
+[ $? -eq 0 ] && [ ! -s err.txt ] && [ ! -s out.txt ] || fail "a good config"
+
+# --- --plan, text ---
+expect 0 "good.yaml: 4 descriptors, 56 bytes of argument data
+fd 0: DIRECTORY from !file \"data\" (mode ro), rights narrowed by the config
+  at .data (good.yaml:3:7)
+  rights (0x000000000000c000): FILE_OPEN FILE_READDIR
+  inheriting (0x000000011ffff7ff): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FD_WRITE FILE_ADVISE FILE_ALLOCATE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE PROC_EXEC
+fd 1: REGULAR_FILE from !executable (the program itself)
+  at .self (good.yaml:6:7)
+  rights (0x000000011c3801bf): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FILE_ADVISE FILE_ALLOCATE FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE PROC_EXEC
+  inheriting (0x0000000000000000): none
+fd 2: SOCKET_STREAM from !socket stream, bind to \"127.0.0.1:0\"
+  at .listen (good.yaml:7:9)
+  rights (0x000000801008004a): FD_READ FD_STAT_PUT_FLAGS FD_WRITE FILE_STAT_FGET POLL_FD_READWRITE SOCK_SHUTDOWN
+  inheriting (0x000000815ffff7ff): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FD_WRITE FILE_ADVISE FILE_ALLOCATE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE POLL_PROC_TERMINATE PROC_EXEC SOCK_SHUTDOWN
+fd 3: DIRECTORY from !file \"data\" (mode ro, directory)
+  at .again (good.yaml:8:8)
+  rights (0x0000000013eff698): FD_STAT_PUT_FLAGS FD_SYNC FILE_ADVISE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK POLL_FD_READWRITE
+  inheriting (0x000000011ffff7ff): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FD_WRITE FILE_ADVISE FILE_ALLOCATE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE PROC_EXEC" "" -- \
+  "$RUN" --plan "$PROG" good.yaml
+
+# --- --plan=json: it must parse, and say the same ---
+"$RUN" --plan=json "$PROG" good.yaml >plan.json 2>err.txt
+[ $? -eq 0 ] && [ ! -s err.txt ] || fail "--plan=json: status or stderr"
+if command -v python3 >/dev/null 2>&1; then
+  python3 - plan.json <<'EOF' || fail "--plan=json: content"
+import json, sys
+plan = json.load(open(sys.argv[1]))
+assert plan["config"] == "good.yaml", plan["config"]
+assert plan["argdata_length"] == 56
+d = plan["descriptors"]
+assert [x["fd"] for x in d] == [0, 1, 2, 3]
+assert [x["type"] for x in d] == ["DIRECTORY", "REGULAR_FILE", "SOCKET_STREAM", "DIRECTORY"]
+assert d[0]["source"] == {"tag": "file", "path": "data", "mode": "ro",
+                          "create": False, "directory": False, "narrowed": True}
+assert d[0]["rights_base"] == ["FILE_OPEN", "FILE_READDIR"]
+assert d[0]["rights_base_mask"] == "0x000000000000c000"
+assert d[0]["references"] == [{"path": ".data", "line": 3, "column": 7}]
+assert d[1]["source"] == {"tag": "executable", "narrowed": False}
+assert "FD_WRITE" not in d[1]["rights_base"]
+assert d[2]["source"] == {"tag": "socket", "type": "stream", "bind": "127.0.0.1:0", "narrowed": False}
+assert d[3]["rights_inheriting_mask"] == "0x000000011ffff7ff"
+EOF
+  # Names that are not UTF-8 or need escapes still give valid JSON.
+  cp good.yaml $'we"ird\x01\xff.yaml'
+  "$RUN" --plan=json "$PROG" $'we"ird\x01\xff.yaml' | python3 -m json.tool >/dev/null ||
+    fail "--plan=json with an odd file name"
+else
+  # Without python: the structure, roughly.
+  grep -q '"descriptors": \[' plan.json && grep -c '"fd": ' plan.json | grep -qx 4 ||
+    fail "--plan=json: structure"
+fi
+printf -- '- 1\n- two\n' | "$RUN" --plan=json "$PROG" >empty.json &&
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["descriptors"]==[] and p["config"]=="<stdin>"' empty.json
+  else
+    grep -q '"descriptors": \[\]' empty.json
+  fi || fail "--plan=json without descriptors"
+
+# --plan never creates anything: no file, no socket.
+cat >create.yaml <<'EOF'
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+- !file {path: new.txt, mode: rw, create: true}
+- !socket {bind: /PLACEHOLDER/s.sock}
+EOF
+sed -i "s|/PLACEHOLDER|$TMP|" create.yaml
+"$RUN" --plan "$PROG" create.yaml >out.txt 2>&1 || fail "--plan with create"
+[ ! -e new.txt ] && [ ! -e s.sock ] || fail "--plan created something"
+"$RUN" "$PROG" create.yaml >out.txt 2>&1 || fail "a run with create"
+[ -f new.txt ] && [ -S s.sock ] || fail "a run did not create"
+
+if [ $failures -eq 0 ]; then
+  echo "test_cli: all passed"
+else
+  echo "test_cli: $failures failed"
+  exit 1
+fi
