@@ -14,8 +14,10 @@ struct filter_prog {
  * Builds the filter: the private numbers of trapped calls go to the
  * supervisor by user notification; a short list of Linux calls the vDSO
  * needs is allowed with every argument that matters compared in full;
- * clone3 fails with ENOSYS; anything else raises SIGSYS, which the
- * supervisor reports and turns into the death of the process.
+ * anything else raises SIGSYS, which the supervisor reports and turns into
+ * the death of the process.  That includes clone3, whose flags live in
+ * memory the filter cannot see: no CloudABI code issues it, so nothing
+ * needs the ENOSYS answer glibc would fall back on.
  * Returns 0, or -1 with a message in why.
  */
 int filter_build(struct filter_prog *out, char *why, size_t why_size);

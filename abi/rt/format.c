@@ -123,8 +123,10 @@ cloudabi_errno_t rt_printf(cloudabi_fd_t fd, const char *fmt, ...) {
 
 _Noreturn void rt_exit(uint32_t status) { cloudabi_sys_proc_exit(status); }
 
+cloudabi_fd_t rt_log_fd = 2;
+
 _Noreturn void rt_fail(const char *file, int line, const char *msg) {
-  rt_printf(2, "FAIL %s:%d: %s\n", file, line, msg);
+  rt_printf(rt_log_fd, "FAIL %s:%d: %s\n", file, line, msg);
   rt_exit(1);
 }
 
@@ -160,4 +162,27 @@ int64_t rt_map_int(const argdata_t *map, const char *key, int64_t dflt) {
   if (argdata_get_int_s(&v, &i) != 0)
     rt_fail(__FILE__, __LINE__, key);
   return i;
+}
+
+const char *rt_map_str(const argdata_t *map, const char *key,
+                       const char *dflt) {
+  argdata_t v;
+  const char *s;
+  size_t len;
+  if (!rt_map_get(map, key, &v) || argdata_get_str(&v, &s, &len) != 0)
+    return dflt;
+  return s;
+}
+
+unsigned rt_checks_passed;
+
+void rt_expect_errno(cloudabi_errno_t got, cloudabi_errno_t want,
+                     const char *file, int line, const char *what) {
+  if (got == want) {
+    rt_checks_passed++;
+    return;
+  }
+  char buf[512];
+  rt_snprintf(buf, sizeof(buf), "%s: got errno %u, want %u", what, got, want);
+  rt_fail(file, line, buf);
 }

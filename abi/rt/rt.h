@@ -48,7 +48,9 @@ cloudabi_errno_t rt_printf(cloudabi_fd_t fd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 _Noreturn void rt_exit(uint32_t status);
-/* Prints "FAIL file:line: msg" to fd 2 if present and exits with 1. */
+/* Where rt_fail reports; a program sets it from its configuration. */
+extern cloudabi_fd_t rt_log_fd;
+/* Prints "FAIL file:line: msg" to rt_log_fd and exits with 1. */
 _Noreturn void rt_fail(const char *file, int line, const char *msg);
 #define RT_CHECK(cond)                                                         \
   do {                                                                         \
@@ -56,10 +58,36 @@ _Noreturn void rt_fail(const char *file, int line, const char *msg);
       rt_fail(__FILE__, __LINE__, #cond);                                      \
   } while (0)
 
+/* A raw system call, for tests that bypass the vDSO on purpose. */
+static inline long rt_raw_syscall(long nr, long a0, long a1, long a2, long a3,
+                                  long a4, long a5) {
+  register long r10 __asm__("r10") = a3;
+  register long r8 __asm__("r8") = a4;
+  register long r9 __asm__("r9") = a5;
+  long ret;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8),
+                     "r"(r9)
+                   : "rcx", "r11", "memory");
+  return ret;
+}
+
 /* Looks up a key of a map given as argdata; returns false if absent. */
 bool rt_map_get(const argdata_t *map, const char *key, argdata_t *value);
 /* Shorthands over rt_map_get for tests: the value or a failure exit. */
 cloudabi_fd_t rt_map_fd(const argdata_t *map, const char *key);
 int64_t rt_map_int(const argdata_t *map, const char *key, int64_t dflt);
+/* The string value of key, or dflt. */
+const char *rt_map_str(const argdata_t *map, const char *key, const char *dflt);
+
+/* Checks that a call failed with (or succeeded as) `want`, printing both
+ * errnos on failure. */
+#define RT_EXPECT(call, want)                                                  \
+  rt_expect_errno((call), (want), __FILE__, __LINE__, #call)
+void rt_expect_errno(cloudabi_errno_t got, cloudabi_errno_t want,
+                     const char *file, int line, const char *what);
+/* How many RT_EXPECTs passed. */
+extern unsigned rt_checks_passed;
 
 #endif

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The guest is confined and dies with its supervisor: while it is blocked
+# in a read, it holds no host descriptor and runs under seccomp; after
+# cloudabi-run is killed with SIGKILL, no guest process remains.
+#
+# usage: kill_supervisor.sh CLOUDABI_RUN BLOCKER_PROGRAM
+set -u
+RUN=$1 PROG=$2
+TMP=$(mktemp -d)
+cleanup() {
+  [ -n "${sup:-}" ] && kill -9 "$sup" 2>/dev/null
+  exec 7>&- 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+cd "$TMP" || exit 1
+mkfifo in.fifo
+cat >config.yaml <<'YAML'
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+out: !fd stdout
+in: !fd stdin
+YAML
+# Hold the fifo's write end open so that the guest's read blocks.
+exec 7<>in.fifo
+"$RUN" "$PROG" config.yaml <in.fifo >out.txt 2>err.txt &
+sup=$!
+for _ in $(seq 100); do
+  [ -s out.txt ] && break
+  sleep 0.05
+done
+guest=$(head -n 1 out.txt)
+[ -n "$guest" ] && [ -d "/proc/$guest" ] || { echo "no guest pid"; cat err.txt; exit 1; }
+
+fail=0
+# No host descriptors at all in the guest.
+n=$(ls "/proc/$guest/fd" | wc -l)
+[ "$n" -eq 0 ] || { echo "guest holds $n descriptors:"; ls -l "/proc/$guest/fd"; fail=1; }
+grep -q '^Seccomp:[[:space:]]*2' "/proc/$guest/status" || { echo "guest not in seccomp filter mode"; fail=1; }
+grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$guest/status" || { echo "no_new_privs not set"; fail=1; }
+tracer=$(awk '/^TracerPid:/ {print $2}' "/proc/$guest/status")
+[ "$tracer" = "$sup" ] || { echo "guest traced by $tracer, not $sup"; fail=1; }
+
+kill -9 "$sup"
+wait "$sup" 2>/dev/null
+sup=
+for _ in $(seq 100); do
+  [ -d "/proc/$guest" ] || break
+  # A zombie waiting for a reaper is gone too.
+  state=$(awk '/^State:/ {print $2}' "/proc/$guest/status" 2>/dev/null)
+  [ "$state" = "Z" ] && break
+  sleep 0.05
+done
+if [ -d "/proc/$guest" ] && [ "$(awk '/^State:/ {print $2}' "/proc/$guest/status" 2>/dev/null)" != "Z" ]; then
+  echo "guest $guest survived its supervisor"
+  fail=1
+fi
+[ $fail -eq 0 ] && echo "kill_supervisor: ok"
+exit $fail
