@@ -80,7 +80,7 @@ function(add_cloudabi_program NAME)
     add_custom_command(
       OUTPUT ${out}
       COMMAND ${CLOUDABI_CLANG} --target=x86_64-unknown-cloudabi -nostdlib
-              -fuse-ld=lld ${extra} -o ${out} ${objs}
+              -fuse-ld=lld -Wl,-z,nostart-stop-gc ${extra} -o ${out} ${objs}
               ${CLOUDABI_RT_OBJECT}
       DEPENDS ${objs} ${CLOUDABI_RT_OBJECT}
       COMMENT "CloudABI link ${NAME} (${layout})"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Benchmarks (not tests): each operation as ns/op natively and under
+# cloudabi-run, plus the bare seccomp user-notify round trip, as medians of
+# RUNS runs (default 5) in this one invocation, with the ratios.
+#   tools/bench.sh [NAME,NAME...]      only the named benchmarks
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/tools/lib/setup.sh"
+RUNS=${RUNS:-5}
+ONLY=${1:-}
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+setup_packages
+build_tree "$ROOT/build" >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; exit 1; }
+B=$ROOT/build
+mkdir "$TMP/dir"
+sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$ONLY|" "$ROOT/bench/bench.yaml" >"$TMP/bench.yaml"
+
+: >"$TMP/native" ; : >"$TMP/guest" ; : >"$TMP/notify"
+for _ in $(seq "$RUNS"); do
+  "$B/bench/bench-native" "$TMP/dir" "$ONLY" >>"$TMP/native"
+  "$B/src/cloudabi-run" "$B/guest/bench" "$TMP/bench.yaml" >>"$TMP/guest"
+  "$B/bench/notify_rtt" >>"$TMP/notify"
+done
+
+median() { # NAME FILE
+  awk -v n="$1" '$1 == n {print $2}' "$2" | sort -g |
+    awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+rtt=$(median notify_rtt "$TMP/notify")
+printf '%-22s %12s %12s %8s %10s\n' benchmark native_ns cloudabi_ns ratio vs_notify
+printf '%-22s %12s %12s %8s %10s\n' notify_rtt - "$rtt" - 1.00
+for name in $(awk '{print $1}' "$TMP/guest" | awk '!seen[$0]++'); do
+  n=$(median "$name" "$TMP/native")
+  g=$(median "$name" "$TMP/guest")
+  awk -v name="$name" -v n="$n" -v g="$g" -v r="$rtt" 'BEGIN {
+    printf "%-22s %12s %12s %8s %10.2f\n", name, n, g,
+      (n == "-" || n == 0) ? "-" : sprintf("%.1fx", g / n), g / r }'
+done
+echo "(medians of $RUNS runs; vs_notify: cloudabi_ns / notify_rtt)"
