@@ -515,8 +515,10 @@
  * is its position.  S(name, where, nargs, (args...)):
  *   where: TRAP   the vDSO traps to the supervisor;
  *          LOCAL  the vDSO performs it with Linux calls the filter allows;
- *          MIXED  the vDSO decides per call (mem_map of a file, poll on
- *                 something other than a lock or condvar, trap).
+ *          MIXED  the vDSO decides per call, or prepares the call before
+ *                 it traps (mem_map of a file, poll on something other
+ *                 than a lock or condvar; descriptor I/O through the
+ *                 shared I/O slots, see trap.h).
  *   args:  (kind, name, rights), rights being what a descriptor argument
  *          must carry before the call is looked at any further (0 for
  *          non-descriptors, and for rights that depend on other arguments,
@@ -537,24 +539,24 @@
     ((filetype, type, 0), (out_fd, fd1, 0), (out_fd2, fd2, 0)))                \
   S(fd_datasync, TRAP, 1, ((fd, fd, CLOUDABI_R(FD_DATASYNC))))                             \
   S(fd_dup, TRAP, 2, ((fd, from, 0), (out_fd, fd, 0)))                         \
-  S(fd_pread, TRAP, 5,                                                         \
+  S(fd_pread, MIXED, 5,                                                         \
     ((fd, fd, CLOUDABI_R(FD_READ) | CLOUDABI_R(FD_SEEK)), (iovs, iovs, 0), (iovs_len, iovs_len, 0),    \
      (filesize, offset, 0), (out_size, nread, 0)))                             \
-  S(fd_pwrite, TRAP, 5,                                                        \
+  S(fd_pwrite, MIXED, 5,                                                        \
     ((fd, fd, CLOUDABI_R(FD_WRITE) | CLOUDABI_R(FD_SEEK)), (ciovs, iovs, 0), (iovs_len, iovs_len, 0),  \
      (filesize, offset, 0), (out_size, nwritten, 0)))                          \
-  S(fd_read, TRAP, 4,                                                          \
+  S(fd_read, MIXED, 4,                                                          \
     ((fd, fd, CLOUDABI_R(FD_READ)), (iovs, iovs, 0), (iovs_len, iovs_len, 0),              \
      (out_size, nread, 0)))                                                    \
   S(fd_replace, TRAP, 2, ((fd, from, 0), (fd, to, 0)))                         \
   S(fd_seek, TRAP, 4,                                                          \
     ((fd, fd, 0), (filedelta, offset, 0), (whence, whence, 0),                 \
      (out_filesize, newoffset, 0)))                                            \
-  S(fd_stat_get, TRAP, 2, ((fd, fd, 0), (fdstat_out, buf, 0)))                 \
+  S(fd_stat_get, MIXED, 2, ((fd, fd, 0), (fdstat_out, buf, 0)))                 \
   S(fd_stat_put, TRAP, 3,                                                      \
     ((fd, fd, 0), (fdstat_in, buf, 0), (fdsflags, flags, 0)))                  \
   S(fd_sync, TRAP, 1, ((fd, fd, CLOUDABI_R(FD_SYNC))))                                     \
-  S(fd_write, TRAP, 4,                                                         \
+  S(fd_write, MIXED, 4,                                                         \
     ((fd, fd, CLOUDABI_R(FD_WRITE)), (ciovs, iovs, 0), (iovs_len, iovs_len, 0),            \
      (out_size, nwritten, 0)))                                                 \
   S(file_advise, TRAP, 4,                                                      \

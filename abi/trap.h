@@ -17,10 +17,44 @@
 #ifndef CLOUDABI_TRAP_H
 #define CLOUDABI_TRAP_H
 
+#include <stdint.h>
+
 #define TRAP_NR_BASE 0x10000
 #define TRAP_ERRNO_BIAS 0x800
 /* The loader's start-up rendezvous, answered once the supervisor holds the
  * listener (see abi/loader/stub.c). */
 #define TRAP_NR_BOOT (TRAP_NR_BASE + 0x100)
+
+/*
+ * I/O slots: a region of memory shared by a guest process and the
+ * supervisor (a sealed memfd mapped in both), so that the data of the
+ * hottest calls crosses without process_vm_readv/writev, which cost several
+ * times a system call on the machines we measured.  The first page holds a
+ * bitmap of free slots; slot i starts at IOSLOT_OFFSET(i).  The vDSO claims
+ * a slot, copies the call's input into it (or lets the supervisor fill it),
+ * and passes a tag in an argument register the call does not otherwise use:
+ * TRAP_SLOT_TAG | index << 32 | length.  Guest addresses never have those
+ * high bits set, so a tag cannot be mistaken for a pointer.  The region is
+ * the guest's own memory: the supervisor bounds index and length, copies
+ * structured input out before checking it, and treats bytes as untrusted.
+ */
+#define IOSLOT_COUNT 64
+#define IOSLOT_SIZE (64u << 10)
+#define IOSLOT_HEADER 4096u
+#define IOSLOT_OFFSET(i) (IOSLOT_HEADER + (uint64_t)(i) * IOSLOT_SIZE)
+#define IOSLOT_REGION_SIZE IOSLOT_OFFSET(IOSLOT_COUNT)
+#define TRAP_SLOT_TAG (0x5107ull << 48)
+#define TRAP_SLOT_MASK (0xffffull << 48)
+#define TRAP_SLOT(index, len)                                                  \
+  (TRAP_SLOT_TAG | (uint64_t)(index) << 32 | (uint64_t)(uint32_t)(len))
+
+/* The vDSO's exported data word that the loader points at the region. */
+#define VDSO_IOSLOTS_SYMBOL "cloudabi_vdso_ioslots"
+
+/* vDSO code whose faults on guest pointers the supervisor turns into an
+ * EFAULT return (see abi/vdso/io.c). */
+#define VDSO_COPY_BEGIN_SYMBOL "cloudabi_vdso_copy_begin"
+#define VDSO_COPY_END_SYMBOL "cloudabi_vdso_copy_end"
+#define VDSO_COPY_FAULT_SYMBOL "cloudabi_vdso_copy_fault"
 
 #endif

@@ -1,8 +1,17 @@
 /*
  * The one way the supervisor touches guest memory: bounded copies in and
- * out of the address space of the thread that made a call, each read
- * followed by a check that the notification is still alive (so the bytes
- * came from that thread's process, not from a recycled pid).
+ * out of the address space of the thread that made a call, and the shared
+ * I/O slots (trap.h).
+ *
+ * Why no SECCOMP_IOCTL_NOTIF_ID_VALID after each read, as seccomp_unotify(2)
+ * advises: that check guards against the caller dying and its pid being
+ * reused by another process before we read.  Here every guest task is
+ * ptraced by the supervisor, so a dead task stays a zombie, its tid
+ * reserved, until the supervisor itself reaps it in its event loop, which
+ * never happens while a handler runs.  A read from a dead caller fails
+ * instead.  Calls resumed after parking are checked (sup.c), and their
+ * parked state is dropped when the thread is reaped.  The check cost a
+ * system call per read, which on these machines is a large share of a call.
  */
 #ifndef GUESTMEM_H
 #define GUESTMEM_H
@@ -19,6 +28,35 @@ struct call;
 #define GUESTMEM_MAX_IO (4u << 20)
 /* The most iovecs one call may pass (Linux's IOV_MAX). */
 #define GUESTMEM_MAX_IOVS 1024
+
+/*
+ * If argument `arg` of the call is an I/O slot tag: 1, with the slot's
+ * bytes (in the supervisor's mapping) and the tag's length; 0 if it is not
+ * a tag (the call came with plain pointers); -1 for a tag that does not
+ * name a slot of this process.
+ */
+int gmem_slot(struct call *c, unsigned arg, char **data, size_t *len);
+
+/*
+ * The data of a write-like call (fd_write, fd_pwrite, sock_send): the I/O
+ * slot in argument slot_arg if there is one, else the iovec array in
+ * arguments iovs_arg and iovs_arg + 1, copied into the scratch buffer.
+ */
+cloudabi_errno_t gmem_source(struct call *c, unsigned iovs_arg,
+                             unsigned slot_arg, struct iovec *data);
+
+/* Where a read-like call's data goes: the slot, or the guest's iovecs. */
+struct gmem_sink {
+  struct iovec buf; /* read into this; at most buf.iov_len bytes */
+  int slot;
+  size_t nremote;
+  struct iovec remote[GUESTMEM_MAX_IOVS];
+};
+cloudabi_errno_t gmem_sink_open(struct call *c, unsigned iovs_arg,
+                                unsigned slot_arg, struct gmem_sink *sink);
+/* Delivers the first n bytes of sink->buf to the guest. */
+cloudabi_errno_t gmem_sink_fill(struct call *c, struct gmem_sink *sink,
+                                size_t n);
 
 /* EFAULT unless all len bytes at addr were copied. */
 cloudabi_errno_t gmem_read(struct call *c, uint64_t addr, void *buf,

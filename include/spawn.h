@@ -12,6 +12,7 @@ struct spawned {
   pid_t pid;
   int pidfd;
   int listener; /* the seccomp user-notification descriptor */
+  void *ioslots; /* our mapping of the guest's I/O slots */
 };
 
 /*

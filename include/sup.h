@@ -13,10 +13,13 @@
 #include "call.h"
 #include "captab.h"
 #include "launch.h"
+#include "vdso_info.h"
 
 struct gproc {
   pid_t pid; /* thread group id */
   struct captab fds;
+  char *ioslots;      /* our mapping of its I/O slots, or NULL */
+  uint64_t vdso_base; /* where its vDSO is, from its start-up call */
   unsigned nthreads;
   /* Why it died, when the supervisor knows better than the wait status. */
   int killed_for_syscall; /* Linux syscall number + 1, or 0 */
@@ -44,6 +47,7 @@ struct sup_options {
 
 struct sup {
   const struct sup_options *opts;
+  struct vdso_info vdso;
   int epfd;
   int sigfd;    /* SIGCHLD */
   int listener; /* seccomp user notification */

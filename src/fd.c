@@ -21,19 +21,14 @@ static cloudabi_errno_t would_block(struct call *c, struct hostobj *obj,
   return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
 }
 
+/* fd_write(fd, iovs, iovs_len, slot tag in place of nwritten) */
 cloudabi_errno_t handle_fd_write(struct call *c) {
   struct hostobj *obj = c->cap[0]->obj;
-  struct iovec remote[GUESTMEM_MAX_IOVS];
-  size_t total;
-  cloudabi_errno_t e =
-      gmem_read_iovecs(c, c->args[1], c->args[2], remote, &total);
+  struct iovec data;
+  cloudabi_errno_t e = gmem_source(c, 1, 3, &data);
   if (e != 0)
     return e;
-  struct iovec local = {sup_scratch(c->sup), total};
-  e = gmem_readv(c, &local, 1, remote, c->args[2], total);
-  if (e != 0)
-    return e;
-  ssize_t n = hostio_writev(obj, &local, 1);
+  ssize_t n = hostio_writev(obj, &data, 1);
   if (n == -EAGAIN)
     return would_block(c, obj, EPOLLOUT);
   if (n < 0)
@@ -42,27 +37,22 @@ cloudabi_errno_t handle_fd_write(struct call *c) {
   return 0;
 }
 
+/* fd_read(fd, iovs, iovs_len, slot tag in place of nread) */
 cloudabi_errno_t handle_fd_read(struct call *c) {
   struct hostobj *obj = c->cap[0]->obj;
-  struct iovec remote[GUESTMEM_MAX_IOVS];
-  size_t total;
-  cloudabi_errno_t e =
-      gmem_read_iovecs(c, c->args[1], c->args[2], remote, &total);
+  struct gmem_sink sink;
+  cloudabi_errno_t e = gmem_sink_open(c, 1, 3, &sink);
   if (e != 0)
     return e;
-  struct iovec local = {sup_scratch(c->sup), total};
-  ssize_t n = hostio_readv(obj, &local, 1);
+  ssize_t n = hostio_readv(obj, &sink.buf, 1);
   if (n == -EAGAIN)
     return would_block(c, obj, EPOLLIN);
   if (n < 0)
     return errno_from_host((int)-n);
-  local.iov_len = (size_t)n;
-  size_t written;
-  e = gmem_writev(c, &local, 1, remote, c->args[2], (size_t)n, &written);
-  if (e != 0)
-    return e;
-  c->result = (uint64_t)n;
-  return 0;
+  e = gmem_sink_fill(c, &sink, (size_t)n);
+  if (e == 0)
+    c->result = (uint64_t)n;
+  return e;
 }
 
 cloudabi_errno_t handle_fd_close(struct call *c) {
@@ -94,6 +84,16 @@ cloudabi_errno_t handle_fd_stat_get(struct call *c) {
   st.fs_flags = cap->obj->flags;
   st.fs_rights_base = cap->base;
   st.fs_rights_inheriting = cap->inheriting;
+  /* Through the slot in argument 2 when the vDSO gave one. */
+  char *slot;
+  size_t len;
+  int r = gmem_slot(c, 2, &slot, &len);
+  if (r < 0 || (r > 0 && len < sizeof(st)))
+    return CLOUDABI_EFAULT;
+  if (r > 0) {
+    memcpy(slot, &st, sizeof(st));
+    return 0;
+  }
   return gmem_write(c, c->args[1], &st, sizeof(st));
 }
 

@@ -5,6 +5,8 @@
 #include <sys/uio.h>
 
 #include "call.h"
+#include "sup.h"
+#include "trap.h"
 
 cloudabi_errno_t gmem_readv(struct call *c, const struct iovec *local,
                             size_t nlocal, const struct iovec *remote,
@@ -13,10 +15,19 @@ cloudabi_errno_t gmem_readv(struct call *c, const struct iovec *local,
     return 0;
   ssize_t got =
       process_vm_readv((pid_t)c->tid, local, nlocal, remote, nremote, 0);
-  if (got < 0 || (size_t)got != total)
-    return CLOUDABI_EFAULT;
-  /* The thread may have died and its pid been reused while we read. */
-  return call_is_valid(c) ? 0 : CLOUDABI_EFAULT;
+  return got < 0 || (size_t)got != total ? CLOUDABI_EFAULT : 0;
+}
+
+int gmem_slot(struct call *c, unsigned arg, char **data, size_t *len) {
+  uint64_t v = c->args[arg];
+  if ((v & TRAP_SLOT_MASK) != TRAP_SLOT_TAG)
+    return 0;
+  uint64_t index = (v >> 32) & 0xffff, n = (uint32_t)v;
+  if (c->proc->ioslots == NULL || index >= IOSLOT_COUNT || n > IOSLOT_SIZE)
+    return -1;
+  *data = c->proc->ioslots + IOSLOT_OFFSET(index);
+  *len = n;
+  return 1;
 }
 
 cloudabi_errno_t gmem_read(struct call *c, uint64_t addr, void *buf,
@@ -66,4 +77,54 @@ cloudabi_errno_t gmem_read_iovecs(struct call *c, uint64_t addr, size_t n,
   }
   *total = sum;
   return 0;
+}
+
+cloudabi_errno_t gmem_source(struct call *c, unsigned iovs_arg,
+                             unsigned slot_arg, struct iovec *data) {
+  char *slot;
+  size_t len;
+  int r = gmem_slot(c, slot_arg, &slot, &len);
+  if (r < 0)
+    return CLOUDABI_EFAULT;
+  if (r > 0) {
+    *data = (struct iovec){slot, len};
+    return 0;
+  }
+  struct iovec remote[GUESTMEM_MAX_IOVS];
+  size_t total, n = c->args[iovs_arg + 1];
+  cloudabi_errno_t e = gmem_read_iovecs(c, c->args[iovs_arg], n, remote, &total);
+  if (e != 0)
+    return e;
+  *data = (struct iovec){sup_scratch(c->sup), total};
+  return gmem_readv(c, data, 1, remote, n, total);
+}
+
+cloudabi_errno_t gmem_sink_open(struct call *c, unsigned iovs_arg,
+                                unsigned slot_arg, struct gmem_sink *sink) {
+  char *slot;
+  size_t len;
+  int r = gmem_slot(c, slot_arg, &slot, &len);
+  if (r < 0)
+    return CLOUDABI_EFAULT;
+  sink->slot = r;
+  sink->nremote = 0;
+  if (r > 0) {
+    sink->buf = (struct iovec){slot, len};
+    return 0;
+  }
+  size_t total;
+  sink->nremote = c->args[iovs_arg + 1];
+  cloudabi_errno_t e = gmem_read_iovecs(c, c->args[iovs_arg], sink->nremote,
+                                        sink->remote, &total);
+  sink->buf = (struct iovec){sup_scratch(c->sup), total};
+  return e;
+}
+
+cloudabi_errno_t gmem_sink_fill(struct call *c, struct gmem_sink *sink,
+                                size_t n) {
+  if (sink->slot)
+    return 0; /* the vDSO copies it out */
+  struct iovec local = {sink->buf.iov_base, n};
+  size_t written;
+  return gmem_writev(c, &local, 1, sink->remote, sink->nremote, n, &written);
 }

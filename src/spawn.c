@@ -104,24 +104,45 @@ static int launch_block(const struct launch_config *lc,
   return fd;
 }
 
+/*
+ * The I/O slots: a sealed memfd that the guest maps and we map too; all
+ * slots start free.  Sealed so that the guest cannot shrink it under our
+ * mapping (which would fault in the supervisor).
+ */
+static int ioslots_region(void **map) {
+  int fd = memfd_create("cloudabi-ioslots", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return -1;
+  if (ftruncate(fd, IOSLOT_REGION_SIZE) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+      (*map = mmap(NULL, IOSLOT_REGION_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_SHARED, fd, 0)) == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  *(uint64_t *)*map = ~0ull; /* all IOSLOT_COUNT (64) slots free */
+  return fd;
+}
+
 /* In the forked child: only raw calls, then exec the stub. */
 static _Noreturn void child(pid_t parent, int go, int block, int prog,
-                            int vdso, int sync, int stub) {
+                            int vdso, int sync, int ioslots, int stub) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent)
     _exit(STUB_EEXEC);
   char c;
   if (read(go, &c, 1) != 1) /* the parent failed to seize us */
     _exit(STUB_EEXEC);
-  int from[5] = {block, prog, vdso, sync, stub}, tmp[5];
-  for (int i = 0; i < 5; i++)
+  /* In the order of the LAUNCH_FD_* numbers, from 3; the stub last. */
+  int from[6] = {block, prog, vdso, sync, ioslots, stub}, tmp[6];
+  for (int i = 0; i < 6; i++)
     if ((tmp[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 16)) < 0)
       _exit(STUB_EEXEC);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     if (dup2(tmp[i], LAUNCH_FD_BLOCK + i) < 0)
       _exit(STUB_EEXEC);
-  int stubfd = LAUNCH_FD_SYNC + 1;
-  if (dup3(tmp[4], stubfd, O_CLOEXEC) < 0)
+  int stubfd = LAUNCH_FD_IOSLOTS + 1;
+  if (dup3(tmp[5], stubfd, O_CLOEXEC) < 0)
     _exit(STUB_EEXEC);
   syscall(SYS_close_range, stubfd + 1, ~0u, 0);
   close(0);
@@ -212,6 +233,8 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
                       size_t why_size) {
   int result = -1;
   int stub = -1, vdso = -1, block = -1, go[2] = {-1, -1}, sync[2] = {-1, -1};
+  int ioslots = -1;
+  void *io_map = MAP_FAILED;
   pid_t pid = -1;
   *stub_status = 0;
   stub = memfd_with("cloudabi-loader", blob_stub_start,
@@ -219,7 +242,8 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
   vdso = memfd_with("cloudabi-vdso", blob_vdso_start,
                     (size_t)(blob_vdso_end - blob_vdso_start), false);
   block = launch_block(lc, filter, flags);
-  if (stub < 0 || vdso < 0 || block < 0) {
+  ioslots = ioslots_region(&io_map);
+  if (stub < 0 || vdso < 0 || block < 0 || ioslots < 0) {
     fail(why, why_size, "cannot prepare the loader: %s", strerror(errno));
     goto out;
   }
@@ -234,7 +258,7 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
     goto out;
   }
   if (pid == 0)
-    child(parent, go[0], block, prog_fd, vdso, sync[1], stub);
+    child(parent, go[0], block, prog_fd, vdso, sync[1], ioslots, stub);
   close(go[0]);
   go[0] = -1;
   close(sync[1]);
@@ -277,6 +301,8 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
       close(out->pidfd);
     goto out;
   }
+  out->ioslots = io_map;
+  io_map = MAP_FAILED;
   pid = -1; /* handed over */
   result = 0;
 out:
@@ -284,7 +310,9 @@ out:
     kill(pid, SIGKILL);
     waitpid(pid, NULL, __WALL);
   }
-  int fds[] = {stub, vdso, block, go[0], go[1], sync[0], sync[1]};
+  if (io_map != MAP_FAILED)
+    munmap(io_map, IOSLOT_REGION_SIZE);
+  int fds[] = {stub, vdso, block, ioslots, go[0], go[1], sync[0], sync[1]};
   for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
     if (fds[i] >= 0)
       close(fds[i]);

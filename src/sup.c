@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -170,12 +171,15 @@ static void handle_notification(struct sup *s) {
   memset(n, 0, s->notif_size);
   if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
     return; /* ENOENT: the caller died before we looked; EINTR */
+  uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
+  struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
   if (n->data.nr == TRAP_NR_BOOT) {
+    /* Only the loader makes this call, once, before the program runs. */
+    if (proc != NULL && proc->vdso_base == 0)
+      proc->vdso_base = n->data.args[0];
     reply(s, n->id, 0, 0);
     return;
   }
-  uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
-  struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
   if (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
       syscall_table[sysno].handler == NULL) {
     reply(s, n->id, CLOUDABI_ENOSYS, 0);
@@ -216,6 +220,8 @@ static void proc_free(struct sup *s, struct gproc *p) {
     }
   }
   captab_free(&p->fds);
+  if (p->ioslots != NULL)
+    munmap(p->ioslots, IOSLOT_REGION_SIZE);
   free(p);
 }
 
@@ -231,10 +237,32 @@ static const char *linux_syscall_name(int nr, char *buf, size_t size) {
   return buf;
 }
 
+/*
+ * A fault in the vDSO's copy routine is a bad guest pointer given to a
+ * call: resume the thread at the routine's fault exit, which returns
+ * EFAULT, as a kernel's exception table would.
+ */
+static bool recover_copy_fault(struct sup *s, struct gproc *proc, pid_t tid) {
+  struct user_regs_struct regs;
+  if (proc == NULL || proc->vdso_base == 0 ||
+      ptrace(PTRACE_GETREGS, tid, 0, &regs) != 0)
+    return false;
+  uint64_t begin = proc->vdso_base + s->vdso.copy_begin;
+  uint64_t end = proc->vdso_base + s->vdso.copy_end;
+  if (regs.rip < begin || regs.rip >= end)
+    return false;
+  regs.rip = proc->vdso_base + s->vdso.copy_fault;
+  return ptrace(PTRACE_SETREGS, tid, 0, &regs) == 0;
+}
+
 /* A signal is about to be delivered to tid. */
 static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   siginfo_t si;
   struct gproc *proc = sup_proc_of(s, tid);
+  if ((sig == SIGSEGV || sig == SIGBUS) && recover_copy_fault(s, proc, tid)) {
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  }
   if (sig == SIGSYS && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
       si.si_code == 1 /* SYS_SECCOMP */) {
     /* A forbidden Linux system call: the process dies at once. */
@@ -368,6 +396,10 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   s->notif_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
                       ? sizes.seccomp_notif
                       : sizeof(struct seccomp_notif);
+  if (vdso_info_get(&s->vdso) != 0) {
+    msg(s, "the embedded vDSO lacks its copy routine symbols");
+    return -1;
+  }
   s->notif = calloc(1, s->notif_size);
   s->scratch = malloc(GUESTMEM_MAX_IO);
   if (s->notif == NULL || s->scratch == NULL) {
@@ -425,6 +457,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   }
   close(sp.pidfd);
   s->listener = sp.listener;
+  proc->ioslots = sp.ioslots;
   s->main_pid = proc->pid = sp.pid;
   if (tasks_add_thread(&s->threads, sp.pid, proc) == NULL)
     return -1;

@@ -15,6 +15,7 @@
 #define LAUNCH_FD_PROGRAM 4
 #define LAUNCH_FD_VDSO 5
 #define LAUNCH_FD_SYNC 6
+#define LAUNCH_FD_IOSLOTS 7 /* the shared I/O slots (trap.h) */
 /* After the stub closed 0..2 and installed the filter, the listener is the
  * lowest free descriptor. */
 #define LAUNCH_FD_LISTENER 0

@@ -25,6 +25,7 @@
 #include "launch_block.h"
 #include "linux_syscall.h"
 #include "stub_status.h"
+#include "trap.h"
 
 #define PAGE 4096ul
 #define ROUND_DOWN(x) ((x) & ~(PAGE - 1))
@@ -181,6 +182,40 @@ static void load_elf(int fd, struct loaded *out) {
   out->phnum = eh.e_phnum;
 }
 
+static int name_is(const char *a, const char *b) {
+  while (*a != '\0' && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
+/* The address of a dynamic symbol of a loaded ELF image, or 0. */
+static uintptr_t find_symbol(uintptr_t base, const char *name) {
+  const elf64_ehdr_t *eh = (const elf64_ehdr_t *)base;
+  const elf64_phdr_t *ph = (const elf64_phdr_t *)(base + eh->e_phoff);
+  const elf64_dyn_t *dyn = NULL;
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == ELF64_PT_DYNAMIC)
+      dyn = (const elf64_dyn_t *)(base + ph[i].p_vaddr);
+  const uint32_t *hash = NULL;
+  const elf64_sym_t *sym = NULL;
+  const char *str = NULL;
+  for (; dyn != NULL && dyn->d_tag != ELF64_DT_NULL; dyn++) {
+    if (dyn->d_tag == ELF64_DT_HASH)
+      hash = (const uint32_t *)(base + dyn->d_val);
+    else if (dyn->d_tag == ELF64_DT_SYMTAB)
+      sym = (const elf64_sym_t *)(base + dyn->d_val);
+    else if (dyn->d_tag == ELF64_DT_STRTAB)
+      str = (const char *)(base + dyn->d_val);
+  }
+  if (hash == NULL || sym == NULL || str == NULL)
+    return 0;
+  for (uint32_t i = 0; i < hash[1]; i++)
+    if (sym[i].st_name != 0 && sym[i].st_value != 0 &&
+        name_is(str + sym[i].st_name, name))
+      return base + sym[i].st_value;
+  return 0;
+}
+
 void stub_main(void) {
   struct stat st;
   if (linux_syscall2(SYS_fstat, LAUNCH_FD_BLOCK, &st) != 0 ||
@@ -202,6 +237,19 @@ void stub_main(void) {
   struct loaded prog, vdso;
   load_elf(LAUNCH_FD_PROGRAM, &prog);
   load_elf(LAUNCH_FD_VDSO, &vdso);
+
+  /* The I/O slots, shared with the supervisor; a forked child must not
+   * share them, so they are not inherited. */
+  long io = linux_syscall6(SYS_mmap, 0, IOSLOT_REGION_SIZE,
+                           PROT_READ | PROT_WRITE, MAP_SHARED,
+                           LAUNCH_FD_IOSLOTS, 0);
+  if (io < 0 && io > -4096)
+    fail(STUB_ENOMEM);
+  linux_syscall3(SYS_madvise, io, IOSLOT_REGION_SIZE, MADV_DONTFORK);
+  uintptr_t slot_word = find_symbol(vdso.base, VDSO_IOSLOTS_SYMBOL);
+  if (slot_word == 0)
+    fail(STUB_EELF);
+  *(long *)slot_word = io;
 
   /* The stack, with a guard page below it. */
   size_t argsz = (lb->argdata_len + 1 + 15) & ~15ul;
@@ -260,6 +308,7 @@ void stub_main(void) {
 
   linux_syscall1(SYS_close, LAUNCH_FD_PROGRAM);
   linux_syscall1(SYS_close, LAUNCH_FD_VDSO);
+  linux_syscall1(SYS_close, LAUNCH_FD_IOSLOTS);
 
   if (linux_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
     fail(STUB_EFILTER);
@@ -278,8 +327,9 @@ void stub_main(void) {
   linux_syscall1(SYS_close, LAUNCH_FD_BLOCK);
   /* EOF on the sync pipe tells the supervisor to take the listener... */
   linux_syscall1(SYS_close, LAUNCH_FD_SYNC);
-  /* ...and it answers this call once it has. */
-  if (linux_syscall0(boot_nr) != 0)
+  /* ...and it answers this call once it has.  The vDSO's address lets it
+   * recognise faults in the vDSO's copy routine. */
+  if (linux_syscall1(boot_nr, vdso.base) != 0)
     fail(STUB_EBOOT);
   /* Without this, trapped calls would hang, not fail, once the supervisor
    * is gone. */

@@ -33,9 +33,17 @@ static void test_write(void) {
   RT_EXPECT(cloudabi_sys_fd_write(out, &iov, 1025, &n), CLOUDABI_EINVAL);
   RT_EXPECT(cloudabi_sys_fd_write(out, &iov, (size_t)1 << 40, &n),
             CLOUDABI_EINVAL);
-  /* A length far beyond the buffer reads unmapped memory: EFAULT. */
-  cloudabi_ciovec_t huge = {msg, (size_t)1 << 62};
+  /* A length far beyond the buffer runs into unmapped memory: EFAULT. */
+  void *page;
+  RT_EXPECT(cloudabi_sys_mem_map(NULL, 8192, CLOUDABI_PROT_READ,
+                                 CLOUDABI_MAP_ANON | CLOUDABI_MAP_PRIVATE,
+                                 CLOUDABI_MAP_ANON_FD, 0, &page),
+            0);
+  RT_EXPECT(cloudabi_sys_mem_unmap((char *)page + 4096, 4096), 0);
+  cloudabi_ciovec_t huge = {(char *)page + 4000, (size_t)1 << 62};
   RT_EXPECT(cloudabi_sys_fd_write(out, &huge, 1, &n), CLOUDABI_EFAULT);
+  cloudabi_ciovec_t over = {(char *)page + 4000, 200};
+  RT_EXPECT(cloudabi_sys_fd_write(out, &over, 1, &n), CLOUDABI_EFAULT);
 }
 
 static void test_read(void) {

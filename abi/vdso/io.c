@@ -1,0 +1,218 @@
+/*
+ * Descriptor I/O through the shared I/O slots (see trap.h): the vDSO
+ * copies the data between the guest's buffers and a slot, so that the
+ * supervisor touches neither the guest's iovecs nor its buffers.  Without
+ * a region, with many iovecs, or with data larger than a slot, the calls
+ * trap with their plain arguments and the supervisor reads guest memory.
+ *
+ * Copies of guest memory go through vdso_copy only: if a guest pointer is
+ * bad, the fault happens at a known instruction, and the supervisor (the
+ * process's tracer) resumes the thread at the fault label instead of
+ * delivering SIGSEGV, so the call fails with EFAULT as on a native kernel.
+ */
+#include "cloudabi_syscalls.h"
+#include "vdso.h"
+
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/* Set by the loader to this process's region, or left NULL. */
+VDSO_EXPORT void *cloudabi_vdso_ioslots;
+
+/* 0, or CLOUDABI_EFAULT if either range faulted. */
+int vdso_copy(void *dst, const void *src, size_t n) VDSO_HIDDEN;
+__asm__(".text\n"
+        ".globl vdso_copy\n"
+        ".hidden vdso_copy\n"
+        ".type vdso_copy, @function\n"
+        ".globl " VDSO_COPY_BEGIN_SYMBOL "\n"
+        ".type " VDSO_COPY_BEGIN_SYMBOL ", @function\n"
+        "vdso_copy:\n" VDSO_COPY_BEGIN_SYMBOL ":\n"
+        "  mov %rdx, %rcx\n"
+        "  rep movsb\n"
+        "  xor %eax, %eax\n"
+        "  ret\n"
+        ".globl " VDSO_COPY_END_SYMBOL "\n"
+        VDSO_COPY_END_SYMBOL ":\n"
+        ".globl " VDSO_COPY_FAULT_SYMBOL "\n"
+        ".type " VDSO_COPY_FAULT_SYMBOL ", @function\n"
+        VDSO_COPY_FAULT_SYMBOL ":\n"
+        "  mov $21, %eax\n" /* CLOUDABI_EFAULT */
+        "  ret\n");
+_Static_assert(CLOUDABI_EFAULT == 21, "the fault label returns EFAULT");
+
+#define MAX_SLOT_IOVS 16
+
+struct slot {
+  int index;
+  char *data;
+};
+
+static int slot_claim(struct slot *s) {
+  char *region = cloudabi_vdso_ioslots;
+  if (region == NULL)
+    return 0;
+  uint64_t *free_bits = (uint64_t *)region;
+  uint64_t m = __atomic_load_n(free_bits, __ATOMIC_RELAXED);
+  while (m != 0) {
+    int i = __builtin_ctzll(m);
+    if (__atomic_compare_exchange_n(free_bits, &m, m & ~(1ull << i), 0,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+      s->index = i;
+      s->data = region + IOSLOT_OFFSET(i);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void slot_release(const struct slot *s) {
+  uint64_t *free_bits = (uint64_t *)cloudabi_vdso_ioslots;
+  __atomic_fetch_or(free_bits, 1ull << s->index, __ATOMIC_RELEASE);
+}
+
+/* The guest's iovecs, if there are few enough; -1 for a bad array. */
+static int load_iovs(cloudabi_iovec_t *v, const void *iovs, size_t n) {
+  if (n > MAX_SLOT_IOVS)
+    return 0;
+  return vdso_copy(v, iovs, n * sizeof(*v)) == 0 ? 1 : -1;
+}
+
+/* Gathers the data into the slot; 0 if it does not fit, -1 on a fault. */
+static int gather(char *dst, const cloudabi_iovec_t *v, size_t n,
+                  size_t *total) {
+  size_t t = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (v[i].buf_len > IOSLOT_SIZE - t)
+      return 0;
+    if (vdso_copy(dst + t, v[i].buf, v[i].buf_len) != 0)
+      return -1;
+    t += v[i].buf_len;
+  }
+  *total = t;
+  return 1;
+}
+
+/* Scatters n bytes from the slot into the iovecs. */
+static cloudabi_errno_t scatter(const cloudabi_iovec_t *v, size_t niov,
+                                const char *src, size_t n) {
+  for (size_t i = 0; i < niov && n > 0; i++) {
+    size_t k = v[i].buf_len < n ? v[i].buf_len : n;
+    if (vdso_copy(v[i].buf, src, k) != 0)
+      return CLOUDABI_EFAULT;
+    src += k;
+    n -= k;
+  }
+  return 0;
+}
+
+static size_t capacity(const cloudabi_iovec_t *v, size_t n) {
+  size_t t = 0;
+  for (size_t i = 0; i < n; i++)
+    t += v[i].buf_len < IOSLOT_SIZE - t ? v[i].buf_len : IOSLOT_SIZE - t;
+  return t;
+}
+
+/* Writes (fd_write, fd_pwrite): `slot_arg` is the register for the tag. */
+static cloudabi_errno_t write_via_slot(unsigned sysno, cloudabi_fd_t fd,
+                                       const void *iovs, size_t n, long a3,
+                                       unsigned slot_arg, size_t *written) {
+  long args[6] = {fd, (long)iovs, (long)n, a3, 0, 0};
+  struct slot s;
+  cloudabi_iovec_t v[MAX_SLOT_IOVS];
+  size_t total = 0;
+  int claimed = slot_claim(&s);
+  if (claimed) {
+    int ok = load_iovs(v, iovs, n);
+    if (ok > 0)
+      ok = gather(s.data, v, n, &total);
+    if (ok < 0) {
+      slot_release(&s);
+      return CLOUDABI_EFAULT;
+    }
+    if (ok > 0)
+      args[slot_arg] = (long)TRAP_SLOT(s.index, total);
+  }
+  long r = vdso_trap(sysno, args[0], args[1], args[2], args[3], args[4],
+                     args[5]);
+  if (claimed)
+    slot_release(&s);
+  if (r < 0)
+    return vdso_trap_errno(r);
+  *written = (size_t)r;
+  return 0;
+}
+
+static cloudabi_errno_t read_via_slot(unsigned sysno, cloudabi_fd_t fd,
+                                      const void *iovs, size_t n, long a3,
+                                      unsigned slot_arg, size_t *nread) {
+  long args[6] = {fd, (long)iovs, (long)n, a3, 0, 0};
+  struct slot s;
+  cloudabi_iovec_t v[MAX_SLOT_IOVS];
+  int use = slot_claim(&s);
+  if (use) {
+    int ok = load_iovs(v, iovs, n);
+    if (ok < 0) {
+      slot_release(&s);
+      return CLOUDABI_EFAULT;
+    }
+    if (ok > 0)
+      args[slot_arg] = (long)TRAP_SLOT(s.index, capacity(v, n));
+    else {
+      slot_release(&s);
+      use = 0;
+    }
+  }
+  long r = vdso_trap(sysno, args[0], args[1], args[2], args[3], args[4],
+                     args[5]);
+  cloudabi_errno_t e = r < 0 ? vdso_trap_errno(r) : 0;
+  if (use) {
+    if (e == 0)
+      e = scatter(v, n, s.data, (size_t)r);
+    slot_release(&s);
+  }
+  if (e == 0)
+    *nread = (size_t)r;
+  return e;
+}
+
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_write(
+    cloudabi_fd_t fd, const cloudabi_ciovec_t *iovs, size_t n,
+    size_t *nwritten) {
+  return write_via_slot(CLOUDABI_SYS_fd_write, fd, iovs, n, 0, 3, nwritten);
+}
+
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_pwrite(
+    cloudabi_fd_t fd, const cloudabi_ciovec_t *iovs, size_t n,
+    cloudabi_filesize_t offset, size_t *nwritten) {
+  return write_via_slot(CLOUDABI_SYS_fd_pwrite, fd, iovs, n, (long)offset, 4,
+                        nwritten);
+}
+
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_read(cloudabi_fd_t fd,
+                                                  const cloudabi_iovec_t *iovs,
+                                                  size_t n, size_t *nread) {
+  return read_via_slot(CLOUDABI_SYS_fd_read, fd, iovs, n, 0, 3, nread);
+}
+
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_pread(
+    cloudabi_fd_t fd, const cloudabi_iovec_t *iovs, size_t n,
+    cloudabi_filesize_t offset, size_t *nread) {
+  return read_via_slot(CLOUDABI_SYS_fd_pread, fd, iovs, n, (long)offset, 4,
+                       nread);
+}
+
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_stat_get(cloudabi_fd_t fd,
+                                                      cloudabi_fdstat_t *buf) {
+  struct slot s;
+  if (!slot_claim(&s)) {
+    long r = vdso_trap(CLOUDABI_SYS_fd_stat_get, fd, (long)buf, 0, 0, 0, 0);
+    return r < 0 ? vdso_trap_errno(r) : 0;
+  }
+  long r = vdso_trap(CLOUDABI_SYS_fd_stat_get, fd, (long)buf,
+                     (long)TRAP_SLOT(s.index, sizeof(*buf)), 0, 0, 0);
+  cloudabi_errno_t e = r < 0 ? vdso_trap_errno(r) : 0;
+  if (e == 0)
+    e = vdso_copy(buf, s.data, sizeof(*buf));
+  slot_release(&s);
+  return e;
+}

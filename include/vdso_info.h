@@ -1,0 +1,15 @@
+/* What the supervisor needs to know about the vDSO it embeds. */
+#ifndef VDSO_INFO_H
+#define VDSO_INFO_H
+
+#include <stdint.h>
+
+/* Offsets from the vDSO's load address. */
+struct vdso_info {
+  uint64_t copy_begin, copy_end, copy_fault;
+};
+
+/* Reads the offsets from the embedded image; -1 if they are missing. */
+int vdso_info_get(struct vdso_info *out);
+
+#endif
