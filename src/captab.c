@@ -86,6 +86,8 @@ cloudabi_errno_t captab_insert(struct captab *t, struct hostobj *obj,
   } else {
     i = t->size;
   }
+  if (i >= CAPTAB_MAX)
+    return CLOUDABI_EMFILE;
   cloudabi_errno_t e = captab_insert_at(t, i, obj, base, inheriting);
   if (e == 0)
     *fd = i;
