@@ -375,9 +375,16 @@ static void handle_signals(struct sup *s) {
     if (si.ssi_signo == SIGCHLD) {
       child = true;
     } else if (!s->main_done) {
-      /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too. */
+      /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too.  A
+       * traced thread waiting in a call we parked only takes the signal
+       * when the call returns, so those calls end now, with EINTR that
+       * no thread lives to see. */
       for (struct gproc *p = s->procs; p != NULL; p = p->next)
         kill(p->pid, (int)si.ssi_signo);
+      while (s->parked != NULL) {
+        reply(s, s->parked->id, CLOUDABI_EINTR, 0);
+        unpark(s, s->parked);
+      }
     }
   }
   if (child)
