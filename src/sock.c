@@ -1,0 +1,238 @@
+/*
+ * sock_recv, sock_send, sock_shutdown: data and descriptors over sockets.
+ * Descriptors travel as SCM_RIGHTS: those sent are the supervisor's host
+ * descriptors behind the guest's capabilities; those received become new
+ * capabilities whose rights are what their host object allows, narrowed
+ * by the receiving socket's inheriting rights.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "errno_map.h"
+#include "guestmem.h"
+#include "hostio.h"
+#include "rights.h"
+#include "sup.h"
+#include "syscall_table.h"
+
+/* Linux's limit on descriptors in one SCM_RIGHTS message. */
+#define MAX_PASSED_FDS 253
+
+static cloudabi_errno_t would_block(struct call *c, struct hostobj *obj,
+                                    uint32_t events) {
+  if ((obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0)
+    return CLOUDABI_EAGAIN;
+  return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
+}
+
+/* Files the guest received: into its table, their numbers to ri_fds. */
+static size_t adopt_fds(struct call *c, const int *host, size_t n,
+                        cloudabi_rights_t inheriting, cloudabi_fd_t *out) {
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct fd_rights r;
+    struct hostobj *obj = NULL;
+    cloudabi_fd_t fd;
+    if (rights_for_host_fd(host[i], &r) != 0 ||
+        (obj = hostobj_new(host[i], r.type)) == NULL) {
+      if (obj == NULL)
+        close(host[i]);
+      continue; /* a type CloudABI cannot name: dropped */
+    }
+    hostio_prepare(obj);
+    if (captab_insert(&c->proc->fds, obj, r.base & inheriting,
+                      r.inheriting & inheriting, &fd) == 0)
+      out[kept++] = fd;
+    hostobj_unref(obj);
+  }
+  return kept;
+}
+
+cloudabi_errno_t handle_sock_recv(struct call *c) {
+  struct capability *cap = c->cap[0];
+  if (!cap->obj->is_socket)
+    return CLOUDABI_ENOTSOCK;
+  cloudabi_recv_in_t in;
+  cloudabi_errno_t e = gmem_read(c, c->args[1], &in, sizeof(in));
+  if (e != 0)
+    return e;
+  if ((in.ri_flags & ~(CLOUDABI_SOCK_RECV_PEEK | CLOUDABI_SOCK_RECV_WAITALL)) !=
+      0)
+    return CLOUDABI_EINVAL;
+  if (in.ri_fds_len > MAX_PASSED_FDS)
+    in.ri_fds_len = MAX_PASSED_FDS;
+
+  /* The iovecs of recv_in, read as a call's own arguments would be. */
+  struct call sub = *c;
+  sub.args[0] = (uint64_t)(uintptr_t)in.ri_data;
+  sub.args[1] = in.ri_data_len;
+  sub.args[2] = 0; /* no I/O slot */
+  struct gmem_sink sink;
+  e = gmem_sink_open(&sub, 0, 2, &sink);
+  if (e != 0)
+    return e;
+
+  if ((in.ri_flags & CLOUDABI_SOCK_RECV_WAITALL) != 0 &&
+      (cap->obj->flags & CLOUDABI_FDFLAG_NONBLOCK) == 0) {
+    /* Wait until all of it is there (or the peer is gone): the host call
+     * itself must never block. */
+    int avail = 0;
+    if (ioctl(cap->obj->fd, FIONREAD, &avail) == 0 &&
+        (size_t)avail < sink.buf.iov_len) {
+      char probe;
+      ssize_t r = recv(cap->obj->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (r != 0 && !(r < 0 && errno != EAGAIN))
+        return would_block(c, cap->obj, EPOLLIN);
+    }
+  }
+
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
+  } ctl;
+  struct msghdr m = {
+      .msg_iov = &sink.buf,
+      .msg_iovlen = 1,
+      .msg_control = in.ri_fds_len > 0 ? ctl.buf : NULL,
+      .msg_controllen =
+          in.ri_fds_len > 0 ? CMSG_SPACE(in.ri_fds_len * sizeof(int)) : 0,
+  };
+  int flags = MSG_DONTWAIT | MSG_CMSG_CLOEXEC;
+  if ((in.ri_flags & CLOUDABI_SOCK_RECV_PEEK) != 0)
+    flags |= MSG_PEEK;
+  ssize_t n = recvmsg(cap->obj->fd, &m, flags);
+  if (n < 0 && errno == EAGAIN)
+    return would_block(c, cap->obj, EPOLLIN);
+  if (n < 0)
+    return errno_from_host(errno);
+
+  int host[MAX_PASSED_FDS];
+  size_t nhost = 0;
+  for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h != NULL;
+       h = CMSG_NXTHDR(&m, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+      continue;
+    size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < k; i++) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+      /* The control buffer rounds up: it can hold more than asked for. */
+      if (nhost < in.ri_fds_len) {
+        host[nhost++] = fd;
+      } else {
+        close(fd);
+        m.msg_flags |= MSG_CTRUNC;
+      }
+    }
+  }
+  cloudabi_fd_t guest[MAX_PASSED_FDS];
+  size_t kept = adopt_fds(c, host, nhost, cap->inheriting, guest);
+
+  cloudabi_recv_out_t out;
+  memset(&out, 0, sizeof(out));
+  out.ro_datalen = (size_t)n;
+  out.ro_fdslen = kept;
+  if ((m.msg_flags & MSG_TRUNC) != 0)
+    out.ro_flags |= CLOUDABI_SOCK_RECV_DATA_TRUNCATED;
+  if ((m.msg_flags & MSG_CTRUNC) != 0 || kept < nhost)
+    out.ro_flags |= CLOUDABI_SOCK_RECV_FDS_TRUNCATED;
+  e = gmem_sink_fill(&sub, &sink, (size_t)n);
+  if (e == 0 && kept > 0)
+    e = gmem_write(c, (uint64_t)(uintptr_t)in.ri_fds, guest,
+                   kept * sizeof(cloudabi_fd_t));
+  if (e == 0)
+    e = gmem_write(c, c->args[2], &out, sizeof(out));
+  if (e != 0) {
+    /* The guest cannot learn their numbers: do not leave them behind. */
+    for (size_t i = 0; i < kept; i++)
+      captab_close(&c->proc->fds, guest[i]);
+  }
+  return e;
+}
+
+cloudabi_errno_t handle_sock_send(struct call *c) {
+  struct capability *cap = c->cap[0];
+  if (!cap->obj->is_socket)
+    return CLOUDABI_ENOTSOCK;
+  cloudabi_send_in_t in;
+  cloudabi_errno_t e = gmem_read(c, c->args[1], &in, sizeof(in));
+  if (e != 0)
+    return e;
+  if (in.si_flags != 0)
+    return CLOUDABI_EINVAL;
+  if (in.si_fds_len > MAX_PASSED_FDS)
+    return CLOUDABI_EINVAL;
+  cloudabi_fd_t guest[MAX_PASSED_FDS];
+  if (in.si_fds_len > 0) {
+    e = gmem_read(c, (uint64_t)(uintptr_t)in.si_fds, guest,
+                  in.si_fds_len * sizeof(cloudabi_fd_t));
+    if (e != 0)
+      return e;
+  }
+  int host[MAX_PASSED_FDS];
+  for (size_t i = 0; i < in.si_fds_len; i++) {
+    struct capability *fcap;
+    e = captab_get(&c->proc->fds, guest[i], 0, &fcap);
+    if (e != 0)
+      return e;
+    host[i] = fcap->obj->fd;
+  }
+
+  struct call sub = *c;
+  sub.args[0] = (uint64_t)(uintptr_t)in.si_data;
+  sub.args[1] = in.si_data_len;
+  sub.args[2] = 0;
+  struct iovec data;
+  e = gmem_source(&sub, 0, 2, &data);
+  if (e != 0)
+    return e;
+
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
+  } ctl;
+  struct msghdr m = {.msg_iov = &data, .msg_iovlen = 1};
+  if (in.si_fds_len > 0) {
+    m.msg_control = ctl.buf;
+    m.msg_controllen = CMSG_SPACE(in.si_fds_len * sizeof(int));
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN(in.si_fds_len * sizeof(int));
+    memcpy(CMSG_DATA(h), host, in.si_fds_len * sizeof(int));
+  }
+  ssize_t n = sendmsg(cap->obj->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (n < 0 && errno == EAGAIN)
+    return would_block(c, cap->obj, EPOLLOUT);
+  if (n < 0)
+    return errno_from_host(errno);
+  cloudabi_send_out_t out = {(size_t)n};
+  return gmem_write(c, c->args[2], &out, sizeof(out));
+}
+
+cloudabi_errno_t handle_sock_shutdown(struct call *c) {
+  struct capability *cap = c->cap[0];
+  int how;
+  switch (c->args[1]) {
+  case CLOUDABI_SHUT_RD:
+    how = SHUT_RD;
+    break;
+  case CLOUDABI_SHUT_WR:
+    how = SHUT_WR;
+    break;
+  case CLOUDABI_SHUT_RD | CLOUDABI_SHUT_WR:
+    how = SHUT_RDWR;
+    break;
+  default:
+    return CLOUDABI_EINVAL;
+  }
+  if (!cap->obj->is_socket)
+    return CLOUDABI_ENOTSOCK;
+  if (shutdown(cap->obj->fd, how) != 0)
+    return errno_from_host(errno);
+  return 0;
+}
