@@ -619,7 +619,7 @@
     ((fd, fd, CLOUDABI_R(PROC_EXEC)), (buf_in, data, 0), (buf_len, data_len, 0),           \
      (fds_in, fds, 0), (fds_len, fds_len, 0)))                                 \
   S(proc_exit, LOCAL, 1, ((exitcode, rval, 0)))                                \
-  S(proc_fork, TRAP, 2, ((out_fd, fd, 0), (out_tid2, tid, 0)))                 \
+  S(proc_fork, MIXED, 2, ((out_fd, fd, 0), (out_tid2, tid, 0)))                 \
   S(proc_raise, TRAP, 1, ((signal, sig, 0)))                                   \
   S(random_get, LOCAL, 2, ((buf_out, buf, 0), (buf_len, buf_len, 0)))          \
   S(sock_recv, TRAP, 3,                                                        \

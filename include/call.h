@@ -18,11 +18,14 @@ struct gproc;
 
 /* A handler's answer meaning "not yet: the call is parked". */
 #define CALL_PARKED ((cloudabi_errno_t)0xffff)
+/* ... meaning "no answer ever": the calling thread is being killed. */
+#define CALL_ABANDONED ((cloudabi_errno_t)0xfffe)
 
 struct call {
   struct sup *sup;
   struct gproc *proc;
   uint64_t id;            /* the notification's */
+  int listener;           /* and the listener it came from */
   uint32_t tid;           /* the calling thread, a host tid */
   uint32_t sysno;         /* CloudABI syscall number */
   uint64_t args[6];       /* argument registers as the guest set them */

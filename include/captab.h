@@ -9,8 +9,22 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cloudabi_types.h"
+
+/*
+ * What the supervisor knows of a guest process that process descriptors
+ * name; it outlives the process (for PROC_TERMINATE) and follows it
+ * through proc_exec.
+ */
+struct procinfo {
+  unsigned refcount;
+  pid_t pid;
+  int pidfd;  /* of pid; readable once it has exited */
+  bool exited;
+  int status; /* the wait status, once exited */
+};
 
 struct hostobj {
   unsigned refcount;
@@ -21,6 +35,10 @@ struct hostobj {
   cloudabi_fdflags_t flags;
   bool is_socket;        /* non-blocking I/O by MSG_DONTWAIT */
   bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
+  /* PROCESS descriptors: fd is -1, the process is proc (its pidfd can
+   * change with proc_exec); closing the last reference kills the process,
+   * as with FreeBSD's process descriptors. */
+  struct procinfo *proc;
 };
 
 struct capability {
@@ -41,6 +59,10 @@ struct captab {
 struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type);
 void hostobj_ref(struct hostobj *obj);
 void hostobj_unref(struct hostobj *obj);
+
+/* Takes ownership of pidfd. */
+struct procinfo *procinfo_new(pid_t pid, int pidfd);
+void procinfo_unref(struct procinfo *info);
 
 void captab_init(struct captab *t);
 void captab_free(struct captab *t);

@@ -13,11 +13,24 @@
 #include "call.h"
 #include "captab.h"
 #include "launch.h"
+#include "filter.h"
 #include "vdso_info.h"
+
+/* A seccomp listener: one per process the loader started, shared by the
+ * processes forked from it (they inherit its filter). */
+struct listener {
+  int fd;
+  unsigned refcount;
+  unsigned index; /* in sup.listeners */
+};
 
 struct gproc {
   pid_t pid; /* thread group id */
+  unsigned number; /* small, for messages and traces; 1 for the first */
   struct captab fds;
+  struct listener *listener;
+  struct procinfo *info; /* shared with process descriptors naming it */
+  struct gproc *parent;  /* that forked it, until it claims the child */
   char *ioslots;      /* our mapping of its I/O slots, or NULL */
   uint64_t vdso_base; /* where its vDSO is, from its start-up call */
   unsigned nthreads;
@@ -49,8 +62,13 @@ struct sup {
   const struct sup_options *opts;
   struct vdso_info vdso;
   int epfd;
-  int sigfd;    /* SIGCHLD */
-  int listener; /* seccomp user notification */
+  int sigfd; /* SIGCHLD */
+#define SUP_MAX_LISTENERS 256
+  struct listener *listeners[SUP_MAX_LISTENERS];
+#define SUP_MAX_PROCS 128
+  unsigned nprocs, next_number;
+  struct filter_prog filter;
+  bool reap_pending; /* wait statuses to collect without a SIGCHLD */
   size_t notif_size, resp_size;
   struct gproc *procs;
   struct tidmap threads;

@@ -7,6 +7,7 @@
 /* Offsets from the vDSO's load address. */
 struct vdso_info {
   uint64_t copy_begin, copy_end, copy_fault;
+  uint64_t ioslots; /* the data word pointing at the I/O slots */
 };
 
 /* Reads the offsets from the embedded image; -1 if they are missing. */

@@ -1,7 +1,9 @@
 /* Guest descriptor tables; see captab.h. */
 #include "captab.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type) {
@@ -20,8 +22,35 @@ void hostobj_ref(struct hostobj *obj) { obj->refcount++; }
 
 void hostobj_unref(struct hostobj *obj) {
   if (obj != NULL && --obj->refcount == 0) {
-    close(obj->fd);
+    if (obj->proc != NULL) {
+      if (!obj->proc->exited)
+        syscall(SYS_pidfd_send_signal, obj->proc->pidfd, SIGKILL, NULL, 0);
+      procinfo_unref(obj->proc);
+    }
+    if (obj->fd >= 0)
+      close(obj->fd);
     free(obj);
+  }
+}
+
+struct procinfo *procinfo_new(pid_t pid, int pidfd) {
+  struct procinfo *info = calloc(1, sizeof(*info));
+  if (info == NULL) {
+    if (pidfd >= 0)
+      close(pidfd);
+    return NULL;
+  }
+  info->refcount = 1;
+  info->pid = pid;
+  info->pidfd = pidfd;
+  return info;
+}
+
+void procinfo_unref(struct procinfo *info) {
+  if (info != NULL && --info->refcount == 0) {
+    if (info->pidfd >= 0)
+      close(info->pidfd);
+    free(info);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <linux/sched.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,8 @@ static void add_rules(struct rules *r) {
   allow_arg_in(r, SCMP_SYS(getrandom), 2, no_flags, 1);
 
   /* Threads, locks and condition variables (futexes on guest words). */
-  static const uint64_t clone_flags[] = {THREAD_CLONE_FLAGS};
+  /* Threads, and proc_fork: a plain fork, its child traced like all. */
+  static const uint64_t clone_flags[] = {THREAD_CLONE_FLAGS, SIGCHLD};
   allow_arg_in(r, SCMP_SYS(clone), 0, clone_flags, N(clone_flags));
   static const uint64_t futex_ops[] = {
       FUTEX_WAIT,

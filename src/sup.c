@@ -32,6 +32,7 @@
 #include "spawn.h"
 #include "syscall_table.h"
 #include "tasks.h"
+#include "sup_internal.h"
 #include "trap.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -41,13 +42,13 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-/* epoll data for the two fixed sources; parked calls use their pointer. */
-#define EV_LISTENER ((uint64_t)1)
+/* epoll data: small numbers for our own sources (listener i is
+ * EV_LISTENER + i); parked calls use their pointer, which is never small. */
 #define EV_SIGNAL ((uint64_t)2)
+#define EV_LISTENER ((uint64_t)16)
 
-static void msg(const struct sup *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void msg(const struct sup *s, const char *fmt, ...) {
+#define msg sup_msg
+void sup_msg(const struct sup *s, const char *fmt, ...) {
   (void)s;
   va_list ap;
   va_start(ap, fmt);
@@ -59,7 +60,7 @@ static void msg(const struct sup *s, const char *fmt, ...) {
 
 bool call_is_valid(struct call *c) {
   uint64_t id = c->id;
-  return ioctl(c->sup->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+  return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 struct gproc *sup_proc_of(struct sup *s, pid_t tid) {
@@ -67,8 +68,7 @@ struct gproc *sup_proc_of(struct sup *s, pid_t tid) {
   return t != NULL ? t->proc : NULL;
 }
 
-static void reply(struct sup *s, uint64_t id, cloudabi_errno_t e,
-                  uint64_t value) {
+void sup_reply(int listener, uint64_t id, cloudabi_errno_t e, uint64_t value) {
   struct seccomp_notif_resp resp;
   memset(&resp, 0, sizeof(resp));
   resp.id = id;
@@ -77,7 +77,7 @@ static void reply(struct sup *s, uint64_t id, cloudabi_errno_t e,
   else
     resp.error = -(int32_t)(TRAP_ERRNO_BIAS + e);
   /* ENOENT: the thread died meanwhile; nobody is waiting. */
-  ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+  ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 /* ---- parked calls ---- */
@@ -149,7 +149,8 @@ static void resume(struct sup *s, struct call *p) {
   cloudabi_errno_t e = syscall_table[p->sysno].handler(p);
   if (e == CALL_PARKED)
     return;
-  reply(s, p->id, e, p->result);
+  if (e != CALL_ABANDONED)
+    sup_reply(p->listener, p->id, e, p->result);
   unpark(s, p);
 }
 
@@ -166,10 +167,10 @@ static void cancel_parked(struct sup *s, pid_t tid) {
 
 /* ---- notifications ---- */
 
-static void handle_notification(struct sup *s) {
+static void handle_notification(struct sup *s, int listener) {
   struct seccomp_notif *n = s->notif;
   memset(n, 0, s->notif_size);
-  if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
     return; /* ENOENT: the caller died before we looked; EINTR */
   uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
   struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
@@ -177,53 +178,30 @@ static void handle_notification(struct sup *s) {
     /* Only the loader makes this call, once, before the program runs. */
     if (proc != NULL && proc->vdso_base == 0)
       proc->vdso_base = n->data.args[0];
-    reply(s, n->id, 0, 0);
+    sup_reply(listener, n->id, 0, 0);
     return;
   }
   if (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
       syscall_table[sysno].handler == NULL) {
-    reply(s, n->id, CLOUDABI_ENOSYS, 0);
+    sup_reply(listener, n->id, CLOUDABI_ENOSYS, 0);
     return;
   }
   struct call c = {
       .sup = s,
       .proc = proc,
       .id = n->id,
+      .listener = listener,
       .tid = n->pid,
       .sysno = sysno,
       .wait_fd = -1,
   };
   memcpy(c.args, n->data.args, sizeof(c.args));
   cloudabi_errno_t e = dispatch(&c);
-  if (e != CALL_PARKED)
-    reply(s, c.id, e, c.result);
+  if (e != CALL_PARKED && e != CALL_ABANDONED)
+    sup_reply(listener, c.id, e, c.result);
 }
 
 /* ---- tasks and their ptrace events ---- */
-
-static struct gproc *proc_new(struct sup *s, pid_t pid) {
-  struct gproc *p = calloc(1, sizeof(*p));
-  if (p == NULL)
-    return NULL;
-  p->pid = pid;
-  captab_init(&p->fds);
-  p->next = s->procs;
-  s->procs = p;
-  return p;
-}
-
-static void proc_free(struct sup *s, struct gproc *p) {
-  for (struct gproc **pp = &s->procs; *pp != NULL; pp = &(*pp)->next) {
-    if (*pp == p) {
-      *pp = p->next;
-      break;
-    }
-  }
-  captab_free(&p->fds);
-  if (p->ioslots != NULL)
-    munmap(p->ioslots, IOSLOT_REGION_SIZE);
-  free(p);
-}
 
 /* The Linux name of a system call number, for reports. */
 static const char *linux_syscall_name(int nr, char *buf, size_t size) {
@@ -286,6 +264,10 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
   if (proc == NULL || tid != proc->pid)
     return;
   /* The thread group leader is reported last: the process is gone. */
+  if (proc->info != NULL) {
+    proc->info->exited = true;
+    proc->info->status = status;
+  }
   if (proc->pid == s->main_pid) {
     char name[32];
     if (proc->killed_for_syscall != 0) {
@@ -304,7 +286,7 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
     }
     s->main_done = true;
   }
-  proc_free(s, proc);
+  procs_free(s, proc);
 }
 
 static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
@@ -329,9 +311,9 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
     return;
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK:
-    /* The filter allows no fork yet; kill what slipped through. */
+    /* proc_fork: the child is stopped until it has its own table. */
     if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0)
-      kill((pid_t)msgval, SIGKILL);
+      procs_forked(s, sup_proc_of(s, tid), (pid_t)msgval);
     ptrace(PTRACE_CONT, tid, 0, 0);
     return;
   case PTRACE_EVENT_EXEC:
@@ -382,7 +364,7 @@ static void handle_signals(struct sup *s) {
       for (struct gproc *p = s->procs; p != NULL; p = p->next)
         kill(p->pid, (int)si.ssi_signo);
       while (s->parked != NULL) {
-        reply(s, s->parked->id, CLOUDABI_EINTR, 0);
+        sup_reply(s->parked->listener, s->parked->id, CLOUDABI_EINTR, 0);
         unpark(s, s->parked);
       }
     }
@@ -430,52 +412,41 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     return -1;
   }
 
-  /* The initial descriptor table: guest descriptor i is lc->fds[i]. */
-  struct gproc *proc = proc_new(s, 0);
-  if (proc == NULL)
+  char why[256];
+  if (filter_build(&s->filter, why, sizeof(why)) != 0) {
+    msg(s, "%s", why);
     return -1;
+  }
+  /* The initial descriptor table: guest descriptor i is lc->fds[i]. */
+  struct captab fds;
+  captab_init(&fds);
   for (size_t i = 0; i < lc->nfds; i++) {
     struct hostobj *obj =
         hostobj_new(lc->fds[i].host_fd, lc->fds[i].rights.type);
     lc->fds[i].host_fd = -1; /* owned by obj now, even on failure */
-    if (obj == NULL)
+    if (obj == NULL) {
+      captab_free(&fds);
       return -1;
+    }
     hostio_prepare(obj);
     cloudabi_errno_t e =
-        captab_insert_at(&proc->fds, (cloudabi_fd_t)i, obj,
-                         lc->fds[i].rights.base, lc->fds[i].rights.inheriting);
+        captab_insert_at(&fds, (cloudabi_fd_t)i, obj, lc->fds[i].rights.base,
+                         lc->fds[i].rights.inheriting);
     hostobj_unref(obj);
-    if (e != 0)
+    if (e != 0) {
+      captab_free(&fds);
       return -1;
+    }
   }
-
-  struct filter_prog filter;
-  char why[256];
-  if (filter_build(&filter, why, sizeof(why)) != 0) {
-    msg(s, "%s", why);
-    return -1;
-  }
-  struct spawned sp;
-  int r = spawn_guest(s->sigfd, prog_fd, lc, &filter, &sp, why, sizeof(why));
-  filter_free(&filter);
-  if (r != 0) {
+  struct gproc *proc =
+      procs_spawn(s, prog_fd, lc->argdata, lc->argdata_len, &fds, why,
+                  sizeof(why));
+  if (proc == NULL) {
     msg(s, "%s: %s", s->opts->program_name, why);
     return -1;
   }
-  close(sp.pidfd);
-  s->listener = sp.listener;
-  proc->ioslots = sp.ioslots;
-  s->main_pid = proc->pid = sp.pid;
-  if (tasks_add_thread(&s->threads, sp.pid, proc) == NULL)
-    return -1;
-  /* Wake the supervisor on the guest's CPU, and the guest on ours: a
-   * cross-CPU wake-up costs tens of microseconds on these machines. */
-  ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-        SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-
-  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_LISTENER};
-  epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listener, &ev);
-  ev.data.u64 = EV_SIGNAL;
+  s->main_pid = proc->pid;
+  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_SIGNAL};
   epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev);
   return 0;
 }
@@ -488,10 +459,9 @@ static void teardown(struct sup *s) {
     unpark(s, s->parked);
   free_dead(s);
   while (s->procs != NULL)
-    proc_free(s, s->procs);
+    procs_free(s, s->procs);
   tasks_free(&s->threads);
-  if (s->listener >= 0)
-    close(s->listener);
+  filter_free(&s->filter);
   if (s->epfd >= 0)
     close(s->epfd);
   if (s->sigfd >= 0)
@@ -503,7 +473,7 @@ static void teardown(struct sup *s) {
 int sup_run(const struct sup_options *opts, int prog_fd,
             struct launch_config *lc) {
   struct sup s = {
-      .opts = opts, .epfd = -1, .sigfd = -1, .listener = -1,
+      .opts = opts, .epfd = -1, .sigfd = -1,
       .exit_status = 127};
   if (setup(&s, prog_fd, lc) != 0) {
     teardown(&s);
@@ -519,16 +489,54 @@ int sup_run(const struct sup_options *opts, int prog_fd,
       break;
     }
     for (int i = 0; i < n && !s.main_done; i++) {
-      if (evs[i].data.u64 == EV_LISTENER)
-        handle_notification(&s);
-      else if (evs[i].data.u64 == EV_SIGNAL)
+      uint64_t ev = evs[i].data.u64;
+      if (ev >= EV_LISTENER && ev < EV_LISTENER + SUP_MAX_LISTENERS &&
+          s.listeners[ev - EV_LISTENER] != NULL)
+        handle_notification(&s, s.listeners[ev - EV_LISTENER]->fd);
+      else if (ev == EV_SIGNAL)
         handle_signals(&s);
       else
         resume(&s, evs[i].data.ptr);
     }
     free_dead(&s);
+    if (s.reap_pending) {
+      s.reap_pending = false;
+      reap(&s);
+    }
   }
   int status = s.exit_status;
   teardown(&s);
   return status;
 }
+
+struct listener *sup_listener_add(struct sup *s, int fd) {
+  for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++) {
+    if (s->listeners[i] != NULL)
+      continue;
+    struct listener *l = calloc(1, sizeof(*l));
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_LISTENER + i};
+    if (l == NULL || epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      free(l);
+      return NULL;
+    }
+    /* Wake the supervisor on the guest's CPU, and the guest on ours: a
+     * cross-CPU wake-up costs tens of microseconds on these machines. */
+    ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+    l->fd = fd;
+    l->refcount = 1;
+    l->index = i;
+    s->listeners[i] = l;
+    return l;
+  }
+  return NULL;
+}
+
+void sup_listener_unref(struct sup *s, struct listener *l) {
+  if (l == NULL || --l->refcount > 0)
+    return;
+  s->listeners[l->index] = NULL;
+  close(l->fd); /* also leaves the epoll set */
+  free(l);
+}
+
+void sup_reap(struct sup *s) { reap(s); }

@@ -72,6 +72,9 @@ struct gthread *tasks_add_thread(struct tidmap *m, pid_t tid,
                                  struct gproc *proc) {
   struct gthread *t = tidmap_get(m, tid);
   if (t != NULL) {
+    /* A task seen stopped before we knew whose it was. */
+    if (t->proc == NULL && proc != NULL)
+      proc->nthreads++;
     t->proc = proc;
     return t;
   }

@@ -37,7 +37,8 @@ static int lookup(const char *name, uint64_t *value) {
 int vdso_info_get(struct vdso_info *out) {
   if (lookup(VDSO_COPY_BEGIN_SYMBOL, &out->copy_begin) != 0 ||
       lookup(VDSO_COPY_END_SYMBOL, &out->copy_end) != 0 ||
-      lookup(VDSO_COPY_FAULT_SYMBOL, &out->copy_fault) != 0)
+      lookup(VDSO_COPY_FAULT_SYMBOL, &out->copy_fault) != 0 ||
+      lookup(VDSO_IOSLOTS_SYMBOL, &out->ioslots) != 0)
     return -1;
   return 0;
 }

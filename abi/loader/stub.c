@@ -17,6 +17,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -309,6 +310,14 @@ void stub_main(void) {
   linux_syscall1(SYS_close, LAUNCH_FD_PROGRAM);
   linux_syscall1(SYS_close, LAUNCH_FD_VDSO);
   linux_syscall1(SYS_close, LAUNCH_FD_IOSLOTS);
+
+  /* The guest cannot wait for children: ignoring SIGCHLD has the kernel
+   * reap them (after the supervisor, their tracer, has seen them go). */
+  struct {
+    long handler, flags, restorer, mask;
+  } ign = {1 /* SIG_IGN */, 0, 0, 0};
+  if (linux_syscall4(SYS_rt_sigaction, SIGCHLD, &ign, 0, 8) != 0)
+    fail(STUB_EFS);
 
   if (linux_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
     fail(STUB_EFILTER);

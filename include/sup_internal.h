@@ -1,0 +1,29 @@
+/* Between the supervisor's event loop (sup.c) and its process lifecycle
+ * (procs.c); nothing else should need these. */
+#ifndef SUP_INTERNAL_H
+#define SUP_INTERNAL_H
+
+#include "sup.h"
+
+void sup_msg(const struct sup *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void sup_reply(int listener, uint64_t id, cloudabi_errno_t e, uint64_t value);
+/* A new listener in the epoll set (taking fd), or NULL. */
+struct listener *sup_listener_add(struct sup *s, int fd);
+void sup_listener_unref(struct sup *s, struct listener *l);
+/* Handles every pending ptrace event and exit. */
+void sup_reap(struct sup *s);
+
+/*
+ * Starts a new guest process running the program at prog_fd with the
+ * given argument data and descriptor table (moved in, freed on failure).
+ * NULL on failure, with a reason in why.
+ */
+struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
+                          size_t argdata_len, struct captab *fds, char *why,
+                          size_t why_size);
+/* A guest process forked: child is stopped; give it a process record. */
+void procs_forked(struct sup *s, struct gproc *parent, pid_t child);
+void procs_free(struct sup *s, struct gproc *p);
+
+#endif

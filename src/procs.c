@@ -1,0 +1,254 @@
+/*
+ * Guest processes: starting them (the first one, and proc_exec), forking
+ * (proc_fork), process descriptors, and their records.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "elf_check.h"
+#include "errno_map.h"
+#include "guestmem.h"
+#include "spawn.h"
+#include "sup_internal.h"
+#include "syscall_table.h"
+#include "tasks.h"
+#include "trap.h"
+
+#define R(x) CLOUDABI_RIGHT_##x
+/* The largest argument data proc_exec takes, as the config front end. */
+#define EXEC_MAX_ARGDATA (4u << 20)
+
+static int pidfd_of(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
+                              struct procinfo *info) {
+  struct gproc *p = calloc(1, sizeof(*p));
+  if (p == NULL)
+    return NULL;
+  p->pid = pid;
+  p->number = ++s->next_number;
+  p->listener = l;
+  p->info = info;
+  captab_init(&p->fds);
+  p->next = s->procs;
+  s->procs = p;
+  s->nprocs++;
+  return p;
+}
+
+void procs_free(struct sup *s, struct gproc *p) {
+  for (struct gproc **pp = &s->procs; *pp != NULL; pp = &(*pp)->next) {
+    if (*pp == p) {
+      *pp = p->next;
+      break;
+    }
+  }
+  for (struct gproc *q = s->procs; q != NULL; q = q->next)
+    if (q->parent == p)
+      q->parent = NULL; /* an unclaimed child stays unclaimed */
+  captab_free(&p->fds);
+  if (p->ioslots != NULL)
+    munmap(p->ioslots, IOSLOT_REGION_SIZE);
+  sup_listener_unref(s, p->listener);
+  procinfo_unref(p->info);
+  s->nprocs--;
+  free(p);
+}
+
+struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
+                          size_t argdata_len, struct captab *fds, char *why,
+                          size_t why_size) {
+  struct launch_config lc = {.argdata = (uint8_t *)argdata,
+                             .argdata_len = argdata_len};
+  struct spawned sp;
+  if (s->nprocs >= SUP_MAX_PROCS) {
+    snprintf(why, why_size, "too many processes");
+    captab_free(fds);
+    return NULL;
+  }
+  if (spawn_guest(s->sigfd, prog_fd, &lc, &s->filter, &sp, why, why_size) !=
+      0) {
+    captab_free(fds);
+    return NULL;
+  }
+  /* Waiting for the loader consumed SIGCHLD notifications that other
+   * tasks' events may also have raised. */
+  s->reap_pending = true;
+  struct listener *l = sup_listener_add(s, sp.listener);
+  struct procinfo *info = procinfo_new(sp.pid, sp.pidfd);
+  struct gproc *p = l != NULL && info != NULL
+                        ? proc_new(s, sp.pid, l, info)
+                        : NULL;
+  if (p == NULL || tasks_add_thread(&s->threads, sp.pid, p) == NULL) {
+    snprintf(why, why_size, "out of memory");
+    kill(sp.pid, SIGKILL);
+    if (p != NULL) {
+      procs_free(s, p);
+    } else {
+      if (l != NULL)
+        sup_listener_unref(s, l);
+      else
+        close(sp.listener);
+      procinfo_unref(info);
+    }
+    munmap(sp.ioslots, IOSLOT_REGION_SIZE);
+    captab_free(fds);
+    return NULL;
+  }
+  p->fds = *fds;
+  captab_init(fds);
+  p->ioslots = sp.ioslots;
+  return p;
+}
+
+void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
+  struct gproc *p = NULL;
+  if (parent != NULL && s->nprocs < SUP_MAX_PROCS) {
+    struct procinfo *info = procinfo_new(child, pidfd_of(child));
+    if (info != NULL) {
+      parent->listener->refcount++;
+      p = proc_new(s, child, parent->listener, info);
+      if (p == NULL) {
+        sup_listener_unref(s, parent->listener);
+        procinfo_unref(info);
+      }
+    }
+  }
+  if (p == NULL || captab_clone(&parent->fds, &p->fds) != 0) {
+    /* A fork bomb, or no memory: the child never runs.  Its creator's
+     * proc_fork then finds no child to claim and fails with EAGAIN. */
+    kill(child, SIGKILL);
+    if (p != NULL)
+      procs_free(s, p);
+    return;
+  }
+  p->parent = parent;
+  p->vdso_base = parent->vdso_base;
+  /* The I/O slots are not inherited (the loader marked them so): the
+   * child's vDSO must not use them, so its pointer to them is cleared. */
+  uint64_t zero = 0;
+  struct iovec l = {&zero, sizeof(zero)};
+  struct iovec r = {(void *)(uintptr_t)(p->vdso_base + s->vdso.ioslots),
+                    sizeof(zero)};
+  if (process_vm_writev(child, &l, 1, &r, 1, 0) != sizeof(zero)) {
+    kill(child, SIGKILL);
+    return;
+  }
+  struct gthread *t = tidmap_get(&s->threads, child);
+  bool was_stopped = t != NULL && t->stopped_unknown;
+  t = tasks_add_thread(&s->threads, child, p);
+  if (t == NULL) {
+    kill(child, SIGKILL);
+    return;
+  }
+  t->seen_clone_event = true;
+  if (was_stopped) {
+    t->stopped_unknown = false;
+    ptrace(PTRACE_CONT, child, 0, 0);
+  }
+}
+
+/*
+ * The parent's half of proc_fork: the vDSO forked, and now asks for a
+ * descriptor of the child it names in argument 2.
+ */
+cloudabi_errno_t handle_proc_fork(struct call *c) {
+  pid_t child = (pid_t)c->args[2];
+  struct gproc *p = c->sup->procs;
+  while (p != NULL && !(p->pid == child && p->parent == c->proc))
+    p = p->next;
+  if (p == NULL)
+    return CLOUDABI_EAGAIN; /* refused at the fork, or not our child */
+  struct hostobj *obj = hostobj_new(-1, CLOUDABI_FILETYPE_PROCESS);
+  if (obj == NULL)
+    return CLOUDABI_ENOMEM;
+  obj->proc = p->info;
+  p->info->refcount++;
+  cloudabi_fd_t fd;
+  cloudabi_errno_t e = captab_insert(
+      &c->proc->fds, obj, R(FILE_STAT_FGET) | R(POLL_PROC_TERMINATE), 0, &fd);
+  hostobj_unref(obj);
+  if (e != 0)
+    return e;
+  p->parent = NULL;
+  c->result = fd | (uint64_t)(uint32_t)child << 32;
+  return 0;
+}
+
+/*
+ * proc_exec: a new process runs the program, with the descriptors listed
+ * (renumbered from 0) and the argument data given, and takes over this
+ * process's identity: process descriptors naming this process now name
+ * it.  This process is then killed.  Starting afresh (new address space,
+ * new filter) is what exec means; doing it from the supervisor avoids
+ * letting the guest call execve at all.
+ */
+cloudabi_errno_t handle_proc_exec(struct call *c) {
+  struct sup *s = c->sup;
+  struct hostobj *prog = c->cap[0]->obj;
+  struct stat st;
+  if (prog->fd < 0 || fstat(prog->fd, &st) != 0)
+    return CLOUDABI_EBADF;
+  if (S_ISDIR(st.st_mode))
+    return CLOUDABI_EACCES;
+  char why[256];
+  struct elf_info info;
+  if (elf_check(prog->fd, &info, why, sizeof(why)) != 0)
+    return CLOUDABI_ENOEXEC;
+  size_t len = c->args[2], nfds = c->args[4];
+  if (len > EXEC_MAX_ARGDATA || nfds > CAPTAB_MAX)
+    return CLOUDABI_E2BIG;
+  uint8_t *data = malloc(len + 1);
+  cloudabi_fd_t *fds = malloc(nfds * sizeof(*fds) + 1);
+  struct captab table;
+  captab_init(&table);
+  cloudabi_errno_t e = data == NULL || fds == NULL ? CLOUDABI_ENOMEM : 0;
+  if (e == 0)
+    e = gmem_read(c, c->args[1], data, len);
+  if (e == 0)
+    e = gmem_read(c, c->args[3], fds, nfds * sizeof(*fds));
+  for (size_t i = 0; e == 0 && i < nfds; i++) {
+    struct capability *cap;
+    e = captab_get(&c->proc->fds, fds[i], 0, &cap);
+    if (e == 0)
+      e = captab_insert_at(&table, (cloudabi_fd_t)i, cap->obj, cap->base,
+                           cap->inheriting);
+  }
+  struct gproc *np = NULL;
+  if (e == 0) {
+    np = procs_spawn(s, prog->fd, data, len, &table, why, sizeof(why));
+    if (np == NULL)
+      e = CLOUDABI_ENOEXEC;
+  }
+  captab_free(&table);
+  free(data);
+  free(fds);
+  if (e != 0)
+    return e;
+
+  /* The new process is this one now. */
+  struct gproc *old = c->proc;
+  struct procinfo *moved = old->info, *fresh = np->info;
+  int pidfd = fresh->pidfd;
+  fresh->pidfd = -1;
+  procinfo_unref(fresh);
+  close(moved->pidfd);
+  moved->pid = np->pid;
+  moved->pidfd = pidfd;
+  np->info = moved;
+  old->info = NULL;
+  np->number = old->number;
+  if (old->pid == s->main_pid)
+    s->main_pid = np->pid;
+  kill(old->pid, SIGKILL);
+  return CALL_ABANDONED;
+}
