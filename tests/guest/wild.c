@@ -73,8 +73,7 @@ void program_main(const argdata_t *ad) {
         nr == CLOUDABI_SYS_mem_protect || nr == CLOUDABI_SYS_mem_sync ||
         nr == CLOUDABI_SYS_mem_unmap || nr == CLOUDABI_SYS_proc_exit ||
         nr == CLOUDABI_SYS_random_get || nr == CLOUDABI_SYS_thread_create ||
-        nr == CLOUDABI_SYS_thread_exit || nr == CLOUDABI_SYS_thread_yield ||
-        nr == CLOUDABI_SYS_proc_fork || nr == CLOUDABI_SYS_proc_exec)
+        nr == CLOUDABI_SYS_thread_exit || nr == CLOUDABI_SYS_thread_yield)
       continue;
     uint64_t a[6];
     for (int k = 0; k < 6; k++)
