@@ -10,6 +10,8 @@
 #   --stdin FILE      standard input (default /dev/null)
 #   --stdin-text TEXT standard input is a pipe carrying TEXT
 #   --define K=V      replace @K@ in CONFIG by V
+#   --check-after CMD a bash command run in @TMP@ afterwards that must
+#                     succeed (e.g. that nothing outside a directory changed)
 # CONFIG may use @TMP@ for a fresh directory, which is also the working
 # directory, and @SRC@ for the source tree's tests/ directory.  A file
 # CONFIG.setup next to CONFIG, if present, is run in @TMP@ first.
@@ -17,7 +19,7 @@ set -u
 RUN=$1 PROG=$2 CONFIG=$3
 shift 3
 status=0 stdout_re= stdout_is= stderr_re= stdin=/dev/null have_is=0
-stdin_text= have_text=0 seds=()
+stdin_text= have_text=0 seds=() after=
 while [ $# -gt 0 ]; do
   case $1 in
   --status) status=$2; shift 2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
   --stdin) stdin=$2; shift 2 ;;
   --stdin-text) stdin_text=$2; have_text=1; shift 2 ;;
   --define) seds+=(-e "s|@${2%%=*}@|${2#*=}|g"); shift 2 ;;
+  --check-after) after=$2; shift 2 ;;
   *) echo "run_e2e.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -71,6 +74,10 @@ if [ -n "$stderr_re" ]; then
   matches "$stderr_re" stderr.txt || { echo "stderr does not match /$stderr_re/"; ok=0; }
 elif [ -s stderr.txt ]; then
   echo "unexpected stderr"
+  ok=0
+fi
+if [ -n "$after" ] && ! (bash -c "$after"); then
+  echo "check after the run failed: $after"
   ok=0
 fi
 if [ $ok -eq 0 ]; then
