@@ -10,16 +10,15 @@
 #   --stdin FILE      standard input (default /dev/null)
 #   --stdin-text TEXT standard input is a pipe carrying TEXT
 #   --define K=V      replace @K@ in CONFIG by V
-#   --check-after CMD a bash command run in @TMP@ afterwards that must
-#                     succeed (e.g. that nothing outside a directory changed)
 # CONFIG may use @TMP@ for a fresh directory, which is also the working
 # directory, and @SRC@ for the source tree's tests/ directory.  A file
-# CONFIG.setup next to CONFIG, if present, is run in @TMP@ first.
+# CONFIG.setup next to CONFIG, if present, is run in @TMP@ first; a file
+# CONFIG.check, if present, runs there afterwards and must succeed.
 set -u
 RUN=$1 PROG=$2 CONFIG=$3
 shift 3
 status=0 stdout_re= stdout_is= stderr_re= stdin=/dev/null have_is=0
-stdin_text= have_text=0 seds=() after=
+stdin_text= have_text=0 seds=()
 while [ $# -gt 0 ]; do
   case $1 in
   --status) status=$2; shift 2 ;;
@@ -29,7 +28,6 @@ while [ $# -gt 0 ]; do
   --stdin) stdin=$2; shift 2 ;;
   --stdin-text) stdin_text=$2; have_text=1; shift 2 ;;
   --define) seds+=(-e "s|@${2%%=*}@|${2#*=}|g"); shift 2 ;;
-  --check-after) after=$2; shift 2 ;;
   *) echo "run_e2e.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -76,8 +74,8 @@ elif [ -s stderr.txt ]; then
   echo "unexpected stderr"
   ok=0
 fi
-if [ -n "$after" ] && ! (bash -c "$after"); then
-  echo "check after the run failed: $after"
+if [ -f "$CONFIG.check" ] && ! bash "$CONFIG.check"; then
+  echo "$CONFIG.check failed"
   ok=0
 fi
 if [ $ok -eq 0 ]; then
