@@ -38,10 +38,26 @@ struct gpath {
  */
 cloudabi_errno_t path_copy(struct call *c, uint64_t addr, uint64_t len,
                            struct gpath *p);
-/* The same for a symlink's contents, which may be absolute (they are only
- * ever followed beneath a directory, where an absolute target fails). */
-cloudabi_errno_t path_copy_contents(struct call *c, uint64_t addr,
-                                    uint64_t len, struct gpath *p);
+
+/*
+ * The general form, for calls with several guest inputs: each path (a
+ * `contents` one is a symlink's contents, which may be absolute) and each
+ * other range is read in one go, so that a call costs one read of guest
+ * memory and one check of the notification, not one per argument.
+ */
+struct path_arg {
+  uint64_t addr, len;
+  struct gpath *p;
+  bool contents;
+};
+struct guest_range {
+  uint64_t addr;
+  void *buf;
+  size_t len;
+};
+cloudabi_errno_t path_copy_all(struct call *c, const struct path_arg *paths,
+                               size_t npaths, const struct guest_range *also,
+                               size_t nalso);
 
 /*
  * Opens p beneath dirfd with open(2) flags (O_CLOEXEC is added, and
@@ -50,6 +66,10 @@ cloudabi_errno_t path_copy_contents(struct call *c, uint64_t addr,
  */
 cloudabi_errno_t path_open(int dirfd, const struct gpath *p, int flags,
                            mode_t mode, bool follow, int *fd);
+
+/* ENOTCAPABLE if p, followed to the end (a trailing slash follows a
+ * symlink), leads out of dirfd; 0 otherwise, whether or not it exists. */
+cloudabi_errno_t path_check_beneath(int dirfd, const struct gpath *p);
 
 /* True for a path that names an entry of the directory itself: one
  * component, not "..", no trailing slash.  Such a path can be given to an

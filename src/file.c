@@ -61,8 +61,9 @@ cloudabi_errno_t handle_file_link(struct call *c) {
   if (e != 0)
     return e;
   struct gpath p1, p2;
-  if ((e = path_copy(c, c->args[1], c->args[2], &p1)) != 0 ||
-      (e = path_copy(c, c->args[4], c->args[5], &p2)) != 0)
+  struct path_arg paths[2] = {{c->args[1], c->args[2], &p1, false},
+                              {c->args[4], c->args[5], &p2, false}};
+  if ((e = path_copy_all(c, paths, 2, NULL, 0)) != 0)
     return e;
   int dirfd1 = c->cap[0]->obj->fd;
   struct path_at from, to;
@@ -86,9 +87,10 @@ cloudabi_errno_t handle_file_link(struct call *c) {
 
 cloudabi_errno_t handle_file_rename(struct call *c) {
   struct gpath p1, p2;
-  cloudabi_errno_t e;
-  if ((e = path_copy(c, c->args[1], c->args[2], &p1)) != 0 ||
-      (e = path_copy(c, c->args[4], c->args[5], &p2)) != 0)
+  struct path_arg paths[2] = {{c->args[1], c->args[2], &p1, false},
+                              {c->args[4], c->args[5], &p2, false}};
+  cloudabi_errno_t e = path_copy_all(c, paths, 2, NULL, 0);
+  if (e != 0)
     return e;
   struct path_at from, to;
   if ((e = path_at(c->cap[0]->obj->fd, &p1, &from)) != 0)
@@ -110,11 +112,12 @@ cloudabi_errno_t handle_file_rename(struct call *c) {
 
 cloudabi_errno_t handle_file_symlink(struct call *c) {
   struct gpath target, p;
-  cloudabi_errno_t e;
   /* The contents may be anything, even absolute: a symlink is only ever
    * followed beneath a directory capability. */
-  if ((e = path_copy_contents(c, c->args[0], c->args[1], &target)) != 0 ||
-      (e = path_copy(c, c->args[3], c->args[4], &p)) != 0)
+  struct path_arg paths[2] = {{c->args[0], c->args[1], &target, true},
+                              {c->args[3], c->args[4], &p, false}};
+  cloudabi_errno_t e = path_copy_all(c, paths, 2, NULL, 0);
+  if (e != 0)
     return e;
   struct path_at at;
   if ((e = path_at(c->cap[2]->obj->fd, &p, &at)) != 0)

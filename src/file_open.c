@@ -11,7 +11,6 @@
 
 #include "errno_map.h"
 #include "filestat.h"
-#include "guestmem.h"
 #include "path.h"
 #include "rights.h"
 #include "sup.h"
@@ -99,17 +98,22 @@ cloudabi_errno_t handle_file_open(struct call *c) {
   cloudabi_oflags_t oflags = (cloudabi_oflags_t)c->args[3];
   if ((oflags & ~OFLAGS_ALL) != 0)
     return CLOUDABI_EINVAL;
+  /* The fdstat and the path in one read of guest memory. */
   cloudabi_fdstat_t fds;
-  if ((e = gmem_read(c, c->args[4], &fds, sizeof(fds))) != 0)
+  struct gpath p;
+  struct path_arg path = {c->args[1], c->args[2], &p, false};
+  struct guest_range also = {c->args[4], &fds, sizeof(fds)};
+  if ((e = path_copy_all(c, &path, 1, &also, 1)) != 0)
     return e;
   if ((fds.fs_flags & ~FDFLAGS_ALL) != 0)
     return CLOUDABI_EINVAL;
   if ((e = check_rights(dir, oflags, &fds)) != 0)
     return e;
-  struct gpath p;
-  if ((e = path_copy(c, c->args[1], c->args[2], &p)) != 0)
-    return e;
 
+  /* "link/" with O_CREAT: Linux answers EISDIR without looking at the
+   * link; a link that leads out is an escape all the same. */
+  if (p.str[p.len - 1] == '/' && (e = path_check_beneath(dir->obj->fd, &p)) != 0)
+    return e;
   int fd;
   e = path_open(dir->obj->fd, &p, host_flags(oflags, &fds), 0666, follow, &fd);
   if (e != 0)

@@ -117,11 +117,11 @@ cloudabi_errno_t handle_file_stat_put(struct call *c) {
   cloudabi_fsflags_t flags = (cloudabi_fsflags_t)c->args[4];
   if ((flags & ~FILESTAT_TIME_FLAGS) != 0)
     return CLOUDABI_EINVAL;
-  if ((e = gmem_read(c, c->args[3], &fs, sizeof(fs))) != 0 ||
-      (e = filestat_times(&fs, flags, ts)) != 0)
-    return e;
   struct gpath p;
-  if ((e = path_copy(c, c->args[1], c->args[2], &p)) != 0)
+  struct path_arg path = {c->args[1], c->args[2], &p, false};
+  struct guest_range also = {c->args[3], &fs, sizeof(fs)};
+  if ((e = path_copy_all(c, &path, 1, &also, 1)) != 0 ||
+      (e = filestat_times(&fs, flags, ts)) != 0)
     return e;
   if (path_is_entry(&p) && !follow) {
     if (utimensat(dirfd, p.str, ts, AT_SYMLINK_NOFOLLOW) != 0)

@@ -14,36 +14,59 @@
 
 #define RESOLVE_CAPABILITY (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
 
-static cloudabi_errno_t copy(struct call *c, uint64_t addr, uint64_t len,
-                             struct gpath *p) {
-  if (len >= sizeof(p->str))
-    return CLOUDABI_ENAMETOOLONG;
-  if (len == 0)
-    return CLOUDABI_ENOENT;
-  cloudabi_errno_t e = gmem_read(c, addr, p->str, (size_t)len);
+/* At most two paths and two other ranges per call (file_open: a path
+ * and an fdstat; file_link: two paths). */
+#define MAX_PATHS 2
+#define MAX_ALSO 2
+
+cloudabi_errno_t path_copy_all(struct call *c, const struct path_arg *paths,
+                               size_t npaths, const struct guest_range *also,
+                               size_t nalso) {
+  struct iovec local[MAX_PATHS + MAX_ALSO], remote[MAX_PATHS + MAX_ALSO];
+  size_t n = 0, total = 0;
+  if (npaths > MAX_PATHS || nalso > MAX_ALSO)
+    return CLOUDABI_EINVAL;
+  for (size_t i = 0; i < npaths; i++) {
+    if (paths[i].len >= sizeof(paths[i].p->str))
+      return CLOUDABI_ENAMETOOLONG;
+    if (paths[i].len == 0)
+      return CLOUDABI_ENOENT;
+    local[n] = (struct iovec){paths[i].p->str, (size_t)paths[i].len};
+    remote[n++] = (struct iovec){(void *)(uintptr_t)paths[i].addr,
+                                 (size_t)paths[i].len};
+    total += (size_t)paths[i].len;
+  }
+  for (size_t i = 0; i < nalso; i++) {
+    local[n] = (struct iovec){also[i].buf, also[i].len};
+    remote[n++] = (struct iovec){(void *)(uintptr_t)also[i].addr, also[i].len};
+    total += also[i].len;
+  }
+  cloudabi_errno_t e = gmem_readv(c, local, n, remote, n, total);
   if (e != 0)
     return e;
-  /* From here on only this copy is used, whatever the guest does to its
-   * buffer.  A NUL would end the path early for the kernel: refuse it. */
-  if (memchr(p->str, '\0', (size_t)len) != NULL)
-    return CLOUDABI_EINVAL;
-  p->str[len] = '\0';
-  p->len = (size_t)len;
+  /* From here on only these copies are used, whatever the guest does to
+   * its buffers. */
+  for (size_t i = 0; i < npaths; i++) {
+    struct gpath *p = paths[i].p;
+    size_t len = (size_t)paths[i].len;
+    /* A NUL would end the path early for the kernel: refuse it. */
+    if (memchr(p->str, '\0', len) != NULL)
+      return CLOUDABI_EINVAL;
+    p->str[len] = '\0';
+    p->len = len;
+    /* There is no root to be relative to: only the directory capability.
+     * A symlink's contents may be absolute: they are only ever followed
+     * beneath a directory, where an absolute target fails. */
+    if (!paths[i].contents && p->str[0] == '/')
+      return CLOUDABI_ENOTCAPABLE;
+  }
   return 0;
 }
 
 cloudabi_errno_t path_copy(struct call *c, uint64_t addr, uint64_t len,
                            struct gpath *p) {
-  cloudabi_errno_t e = copy(c, addr, len, p);
-  if (e != 0)
-    return e;
-  /* There is no root to be relative to: only the directory capability. */
-  return p->str[0] == '/' ? CLOUDABI_ENOTCAPABLE : 0;
-}
-
-cloudabi_errno_t path_copy_contents(struct call *c, uint64_t addr,
-                                    uint64_t len, struct gpath *p) {
-  return copy(c, addr, len, p);
+  struct path_arg a = {addr, len, p, false};
+  return path_copy_all(c, &a, 1, NULL, 0);
 }
 
 static long openat2(int dirfd, const char *path, struct open_how *how) {
@@ -98,6 +121,15 @@ cloudabi_errno_t path_open(int dirfd, const struct gpath *p, int flags,
   }
 }
 
+cloudabi_errno_t path_check_beneath(int dirfd, const struct gpath *p) {
+  int fd;
+  cloudabi_errno_t e = path_open(dirfd, p, O_PATH, 0, true, &fd);
+  if (e == 0)
+    close(fd);
+  /* Other failures (ENOENT for a name to be created) are the caller's. */
+  return e == CLOUDABI_ENOTCAPABLE ? e : 0;
+}
+
 bool path_is_entry(const struct gpath *p) {
   if (memchr(p->str, '/', p->len) != NULL)
     return false;
@@ -129,13 +161,9 @@ cloudabi_errno_t path_at(int dirfd, struct gpath *p, struct path_at *out) {
      * parent, and a trailing slash follows a symlink.  Whatever the
      * call does with it, the whole path must stay beneath dirfd.
      */
-    int fd;
-    cloudabi_errno_t e = path_open(dirfd, p, O_PATH, 0, true, &fd);
-    if (e == 0)
-      close(fd);
-    else if (e == CLOUDABI_ENOTCAPABLE)
+    cloudabi_errno_t e = path_check_beneath(dirfd, p);
+    if (e != 0)
       return e;
-    /* Other failures (ENOENT for a name to be created) are the call's. */
   }
   if (start == 0)
     return 0;
