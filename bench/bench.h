@@ -28,7 +28,8 @@ struct bench {
 /* Each benchmark file adds entries with BENCH(name, fn, iterations). */
 #define BENCH(n, f, iters)                                                     \
   static const struct bench bench_##f                                          \
-      __attribute__((used, section("bench_table"), aligned(8))) = {n, f, iters}
+      __attribute__((used, section("bench_table"), aligned(8))) = {n, f,       \
+                                                                   iters}
 
 uint64_t bench_now_ns(void);
 _Noreturn void bench_fail(const char *what);
@@ -50,9 +51,8 @@ enum bench_open_mode {
 static inline long bench_write(int fd, const void *buf, size_t len) {
   cloudabi_ciovec_t iov = {buf, len};
   size_t n;
-  return cloudabi_sys_fd_write((cloudabi_fd_t)fd, &iov, 1, &n) == 0
-             ? (long)n
-             : -1;
+  return cloudabi_sys_fd_write((cloudabi_fd_t)fd, &iov, 1, &n) == 0 ? (long)n
+                                                                    : -1;
 }
 
 static inline int bench_open(int dir, const char *path,
@@ -153,7 +153,9 @@ static inline int bench_open(int dir, const char *path,
   return openat(dir, path, flags[mode] | O_CLOEXEC | O_NOFOLLOW, 0666);
 }
 
-static inline int bench_close(int fd) { return close(fd); }
+static inline int bench_close(int fd) {
+  return close(fd);
+}
 
 static inline long bench_stat_size(int dir, const char *path) {
   struct stat st;

@@ -6,8 +6,8 @@
  */
 #include "bench.h"
 
-#define DATA "bench-data"    /* 64 KiB */
-#define MANY "bench-1000"    /* a directory of 1000 empty files */
+#define DATA "bench-data" /* 64 KiB */
+#define MANY "bench-1000" /* a directory of 1000 empty files */
 
 static void need_dir(const struct bench_env *env) {
   if (env->dir < 0)

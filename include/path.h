@@ -27,7 +27,7 @@
 struct call;
 
 struct gpath {
-  size_t len;          /* bytes, without the NUL we add */
+  size_t len;         /* bytes, without the NUL we add */
   char str[PATH_MAX]; /* NUL-terminated copy */
 };
 

@@ -36,7 +36,8 @@ static cloudabi_errno_t check_rights(const struct capability *dir,
                                      cloudabi_oflags_t oflags,
                                      const cloudabi_fdstat_t *fds) {
   cloudabi_rights_t base = R(FILE_OPEN);
-  cloudabi_rights_t inheriting = fds->fs_rights_base | fds->fs_rights_inheriting;
+  cloudabi_rights_t inheriting =
+      fds->fs_rights_base | fds->fs_rights_inheriting;
   if ((oflags & CLOUDABI_O_CREAT) != 0)
     base |= R(FILE_CREATE_FILE);
   if ((oflags & CLOUDABI_O_TRUNC) != 0)
@@ -45,7 +46,8 @@ static cloudabi_errno_t check_rights(const struct capability *dir,
     inheriting |= R(FD_DATASYNC);
   if ((fds->fs_flags & (CLOUDABI_FDFLAG_RSYNC | CLOUDABI_FDFLAG_SYNC)) != 0)
     inheriting |= R(FD_SYNC);
-  if ((dir->base & base) != base || (dir->inheriting & inheriting) != inheriting)
+  if ((dir->base & base) != base ||
+      (dir->inheriting & inheriting) != inheriting)
     return CLOUDABI_ENOTCAPABLE;
   return 0;
 }
@@ -112,7 +114,8 @@ cloudabi_errno_t handle_file_open(struct call *c) {
 
   /* "link/" with O_CREAT: Linux answers EISDIR without looking at the
    * link; a link that leads out is an escape all the same. */
-  if (p.str[p.len - 1] == '/' && (e = path_check_beneath(dir->obj->fd, &p)) != 0)
+  if (p.str[p.len - 1] == '/' &&
+      (e = path_check_beneath(dir->obj->fd, &p)) != 0)
     return e;
   int fd;
   e = path_open(dir->obj->fd, &p, host_flags(oflags, &fds), 0666, follow, &fd);

@@ -34,9 +34,9 @@ struct host_dirent {
  * guest whenever it is full. */
 struct out {
   struct call *c;
-  uint64_t guest;   /* next guest address */
-  uint64_t left;    /* guest bytes still to fill */
-  uint64_t used;    /* bytes given to the guest so far (and pending) */
+  uint64_t guest; /* next guest address */
+  uint64_t left;  /* guest bytes still to fill */
+  uint64_t used;  /* bytes given to the guest so far (and pending) */
   char *buf;
   size_t len, size; /* pending bytes in buf, its capacity */
 };
@@ -77,8 +77,8 @@ cloudabi_errno_t handle_file_readdir(struct call *c) {
     return CLOUDABI_EINVAL;
   if (lseek(fd, (off_t)cookie, SEEK_SET) < 0)
     return errno_from_host(errno);
-  struct out o = {c, c->args[1], c->args[2], 0, sup_scratch(c->sup), 0,
-                  GUESTMEM_MAX_IO};
+  struct out o = {c, c->args[1],     c->args[2], 0, sup_scratch(c->sup),
+                  0, GUESTMEM_MAX_IO};
   /* Host records are read in blocks; most directories fit in one. */
   char block[32768] __attribute__((aligned(8)));
   cloudabi_errno_t e = 0;
@@ -87,8 +87,8 @@ cloudabi_errno_t handle_file_readdir(struct call *c) {
      * the same size give or take a few bytes), so that small buffers do
      * not make the kernel produce entries we throw away; at least room
      * for one record of the longest name. */
-    size_t want = o.left < sizeof(block) - 512 ? (size_t)o.left + 512
-                                               : sizeof(block);
+    size_t want =
+        o.left < sizeof(block) - 512 ? (size_t)o.left + 512 : sizeof(block);
     long n = syscall(SYS_getdents64, fd, block, want);
     if (n < 0)
       return errno_from_host(errno);

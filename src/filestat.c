@@ -58,10 +58,12 @@ void filestat_from_host(const struct stat *st, cloudabi_filetype_t type,
   memset(out, 0, sizeof(*out));
   out->st_dev = (cloudabi_device_t)st->st_dev;
   out->st_ino = (cloudabi_inode_t)st->st_ino;
-  out->st_filetype =
-      type != CLOUDABI_FILETYPE_UNKNOWN ? type : filetype_from_mode(st->st_mode);
-  out->st_nlink = st->st_nlink > UINT32_MAX ? UINT32_MAX
-                                            : (cloudabi_linkcount_t)st->st_nlink;
+  out->st_filetype = type != CLOUDABI_FILETYPE_UNKNOWN
+                         ? type
+                         : filetype_from_mode(st->st_mode);
+  out->st_nlink = st->st_nlink > UINT32_MAX
+                      ? UINT32_MAX
+                      : (cloudabi_linkcount_t)st->st_nlink;
   out->st_size = (cloudabi_filesize_t)st->st_size;
   out->st_atim = ns(&st->st_atim);
   out->st_mtim = ns(&st->st_mtim);

@@ -32,8 +32,8 @@ cloudabi_errno_t path_copy_all(struct call *c, const struct path_arg *paths,
     if (paths[i].len == 0)
       return CLOUDABI_ENOENT;
     local[n] = (struct iovec){paths[i].p->str, (size_t)paths[i].len};
-    remote[n++] = (struct iovec){(void *)(uintptr_t)paths[i].addr,
-                                 (size_t)paths[i].len};
+    remote[n++] =
+        (struct iovec){(void *)(uintptr_t)paths[i].addr, (size_t)paths[i].len};
     total += (size_t)paths[i].len;
   }
   for (size_t i = 0; i < nalso; i++) {
@@ -97,9 +97,8 @@ cloudabi_errno_t path_open(int dirfd, const struct gpath *p, int flags,
   struct open_how how = {
       .flags = (uint64_t)(flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)),
       /* The kernel refuses a mode without O_CREAT or O_TMPFILE. */
-      .mode = (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE
-                  ? mode
-                  : 0,
+      .mode =
+          (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE ? mode : 0,
       .resolve = RESOLVE_CAPABILITY,
   };
   for (int tries = 0;; tries++) {

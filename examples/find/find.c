@@ -140,8 +140,8 @@ static void walk(cloudabi_fd_t dir, char *path, size_t len, int depth) {
       /* Following it works only while it stays inside. */
       cloudabi_lookup_t follow = {dir, CLOUDABI_LOOKUP_SYMLINK_FOLLOW};
       cloudabi_filestat_t st;
-      cloudabi_errno_t e = cloudabi_sys_file_stat_get(follow, ents[i].name, nl,
-                                                      &st);
+      cloudabi_errno_t e =
+          cloudabi_sys_file_stat_get(follow, ents[i].name, nl, &st);
       rt_printf(out, "%s -> %s%s\n", path, target,
                 e == CLOUDABI_ENOTCAPABLE ? "  (outside: not capable)"
                 : e == CLOUDABI_ENOENT    ? "  (dangling)"
@@ -158,12 +158,11 @@ static void walk(cloudabi_fd_t dir, char *path, size_t len, int depth) {
        * this one hands down. */
       cloudabi_fdstat_t st;
       cloudabi_sys_fd_stat_get(dir, &st);
-      cloudabi_fdstat_t fds = {
-          .fs_rights_base = CLOUDABI_RIGHT_FILE_READDIR |
-                            CLOUDABI_RIGHT_FILE_OPEN |
-                            CLOUDABI_RIGHT_FILE_READLINK |
-                            CLOUDABI_RIGHT_FILE_STAT_GET,
-          .fs_rights_inheriting = st.fs_rights_inheriting};
+      cloudabi_fdstat_t fds = {.fs_rights_base = CLOUDABI_RIGHT_FILE_READDIR |
+                                                 CLOUDABI_RIGHT_FILE_OPEN |
+                                                 CLOUDABI_RIGHT_FILE_READLINK |
+                                                 CLOUDABI_RIGHT_FILE_STAT_GET,
+                               .fs_rights_inheriting = st.fs_rights_inheriting};
       cloudabi_lookup_t at = {dir, 0};
       cloudabi_fd_t sub;
       cloudabi_errno_t e = cloudabi_sys_file_open(

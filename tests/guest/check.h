@@ -24,8 +24,8 @@ static inline void check(const char *row, const char *what,
     return;
   }
   check_failed++;
-  rt_printf(rt_log_fd, "FAIL %s: %s: got errno %u, want %u\n", row, what,
-            got, want);
+  rt_printf(rt_log_fd, "FAIL %s: %s: got errno %u, want %u\n", row, what, got,
+            want);
 }
 
 /* Prints "NAME: N checks passed" and returns, or exits 1 after failures. */
@@ -43,12 +43,10 @@ static inline cloudabi_lookup_t at(cloudabi_fd_t fd, bool follow) {
 }
 
 /* file_open with the given oflags, rights and fdflags. */
-static inline cloudabi_errno_t open_file(cloudabi_fd_t dir, const char *path,
-                                         cloudabi_oflags_t oflags,
-                                         cloudabi_rights_t base,
-                                         cloudabi_rights_t inheriting,
-                                         cloudabi_fdflags_t fdflags,
-                                         cloudabi_fd_t *fd) {
+static inline cloudabi_errno_t
+open_file(cloudabi_fd_t dir, const char *path, cloudabi_oflags_t oflags,
+          cloudabi_rights_t base, cloudabi_rights_t inheriting,
+          cloudabi_fdflags_t fdflags, cloudabi_fd_t *fd) {
   cloudabi_fdstat_t fds = {.fs_flags = fdflags,
                            .fs_rights_base = base,
                            .fs_rights_inheriting = inheriting};

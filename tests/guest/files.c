@@ -76,8 +76,8 @@ static cloudabi_errno_t c_pread(cloudabi_fd_t fd, enum how how) {
   char buf[4];
   cloudabi_iovec_t iov = {buf, sizeof(buf)};
   size_t n = 0;
-  cloudabi_errno_t e = cloudabi_sys_fd_pread(
-      fd, how == BADPTR ? BAD_PTR : &iov, how == OVERSIZE ? 1025 : 1, 2, &n);
+  cloudabi_errno_t e = cloudabi_sys_fd_pread(fd, how == BADPTR ? BAD_PTR : &iov,
+                                             how == OVERSIZE ? 1025 : 1, 2, &n);
   if (e == 0 && (n != 4 || memcmp(buf, "2345", 4) != 0))
     return WRONG_RESULT;
   return e;
@@ -106,8 +106,8 @@ static cloudabi_errno_t c_advise(cloudabi_fd_t fd, enum how how) {
 
 static cloudabi_errno_t c_allocate(cloudabi_fd_t fd, enum how how) {
   /* Oversized: the end would be beyond the largest file offset. */
-  return cloudabi_sys_file_allocate(
-      fd, how == OVERSIZE ? (1ull << 63) - 2 : 0, 10);
+  return cloudabi_sys_file_allocate(fd, how == OVERSIZE ? (1ull << 63) - 2 : 0,
+                                    10);
 }
 
 /* ---- file_* on a descriptor ---- */
@@ -116,9 +116,9 @@ static cloudabi_errno_t c_stat_fget(cloudabi_fd_t fd, enum how how) {
   cloudabi_filestat_t st;
   cloudabi_errno_t e =
       cloudabi_sys_file_stat_fget(fd, how == BADPTR ? BAD_PTR : &st);
-  if (e == 0 && (st.st_size != 10 ||
-                 st.st_filetype != CLOUDABI_FILETYPE_REGULAR_FILE ||
-                 st.st_nlink != 1))
+  if (e == 0 &&
+      (st.st_size != 10 || st.st_filetype != CLOUDABI_FILETYPE_REGULAR_FILE ||
+       st.st_nlink != 1))
     return WRONG_RESULT;
   return e;
 }
@@ -131,10 +131,9 @@ static cloudabi_errno_t c_fput_size(cloudabi_fd_t fd, enum how how) {
 
 static cloudabi_errno_t c_fput_times(cloudabi_fd_t fd, enum how how) {
   cloudabi_filestat_t st = {.st_atim = 1000000000ull * 1000000000ull};
-  cloudabi_errno_t e =
-      cloudabi_sys_file_stat_fput(fd, how == BADPTR ? BAD_PTR : &st,
-                                  CLOUDABI_FILESTAT_ATIM |
-                                      CLOUDABI_FILESTAT_MTIM_NOW);
+  cloudabi_errno_t e = cloudabi_sys_file_stat_fput(
+      fd, how == BADPTR ? BAD_PTR : &st,
+      CLOUDABI_FILESTAT_ATIM | CLOUDABI_FILESTAT_MTIM_NOW);
   if (e != 0)
     return e;
   cloudabi_filestat_t got;
@@ -158,15 +157,14 @@ static cloudabi_errno_t c_create(cloudabi_fd_t fd, enum how how) {
   cloudabi_errno_t e = cloudabi_sys_file_create(
       fd, pptr(how, "made"), plen(how, "made"), CLOUDABI_FILETYPE_DIRECTORY);
   if (e == 0)
-    RT_CHECK(unlink_path(role_fd[DIR], "made", CLOUDABI_UNLINK_REMOVEDIR) ==
-             0);
+    RT_CHECK(unlink_path(role_fd[DIR], "made", CLOUDABI_UNLINK_REMOVEDIR) == 0);
   return e;
 }
 
 static cloudabi_errno_t c_link(cloudabi_fd_t fd, enum how how) {
-  cloudabi_errno_t e = cloudabi_sys_file_link(
-      at(fd, false), "src.txt", 7, fd, pptr(how, "hard.txt"),
-      plen(how, "hard.txt"));
+  cloudabi_errno_t e =
+      cloudabi_sys_file_link(at(fd, false), "src.txt", 7, fd,
+                             pptr(how, "hard.txt"), plen(how, "hard.txt"));
   if (e == 0) {
     cloudabi_filestat_t st;
     RT_CHECK(stat_path(role_fd[DIR], "src.txt", false, &st) == 0);
@@ -180,9 +178,8 @@ static cloudabi_errno_t c_link(cloudabi_fd_t fd, enum how how) {
 static cloudabi_errno_t c_open(cloudabi_fd_t fd, enum how how) {
   cloudabi_fd_t nfd;
   cloudabi_fdstat_t fds = {.fs_rights_base = R(FD_READ) | R(FILE_STAT_FGET)};
-  cloudabi_errno_t e =
-      cloudabi_sys_file_open(at(fd, false), pptr(how, "src.txt"),
-                             plen(how, "src.txt"), 0, &fds, &nfd);
+  cloudabi_errno_t e = cloudabi_sys_file_open(
+      at(fd, false), pptr(how, "src.txt"), plen(how, "src.txt"), 0, &fds, &nfd);
   if (e != 0)
     return e;
   cloudabi_fdstat_t st = fdstat(nfd);
@@ -278,11 +275,11 @@ static cloudabi_errno_t c_symlink(cloudabi_fd_t fd, enum how how) {
 
 static cloudabi_errno_t c_unlink(cloudabi_fd_t fd, enum how how) {
   put_file(role_fd[DIR], "victim", "");
-  cloudabi_errno_t e = cloudabi_sys_file_unlink(fd, pptr(how, "victim"),
-                                                plen(how, "victim"), 0);
+  cloudabi_errno_t e =
+      cloudabi_sys_file_unlink(fd, pptr(how, "victim"), plen(how, "victim"), 0);
   cloudabi_filestat_t st;
-  if (e == 0 && stat_path(role_fd[DIR], "victim", false, &st) !=
-                    CLOUDABI_ENOENT)
+  if (e == 0 &&
+      stat_path(role_fd[DIR], "victim", false, &st) != CLOUDABI_ENOENT)
     return WRONG_RESULT;
   return e;
 }
@@ -324,6 +321,8 @@ static cloudabi_errno_t c_map_exec(cloudabi_fd_t fd, enum how how) {
 #define NOTCAP CLOUDABI_ENOTCAPABLE
 #define PATH_ERRS CLOUDABI_EFAULT, CLOUDABI_ENAMETOOLONG
 
+/* Laid out by hand: one row per call reads as a table. */
+// clang-format off
 static const struct row table[] = {
     /* name, call, good, base rights, inheriting rights,
      * {wrong types}, bad pointer, oversized */
@@ -389,6 +388,7 @@ static const struct row table[] = {
      R(MEM_MAP) | R(FD_READ) | R(MEM_MAP_EXEC), 0, {{SOCK, NOTCAP}}, 0,
      CLOUDABI_ENOMEM},
 };
+// clang-format on
 
 static void run(const struct row *r) {
   char what[96];
@@ -401,27 +401,24 @@ static void run(const struct row *r) {
     for (int side = 0; side < 2; side++) {
       if (((side == 0 ? r->base : r->inheriting) & b) == 0)
         continue;
-      RT_CHECK(((side == 0 ? st.fs_rights_base : st.fs_rights_inheriting) &
-                b) != 0);
+      RT_CHECK(
+          ((side == 0 ? st.fs_rights_base : st.fs_rights_inheriting) & b) != 0);
       cloudabi_fd_t d =
-          side == 0 ? narrowed(fd, st.fs_rights_base & ~b,
-                               st.fs_rights_inheriting)
-                    : narrowed(fd, st.fs_rights_base,
-                               st.fs_rights_inheriting & ~b);
+          side == 0
+              ? narrowed(fd, st.fs_rights_base & ~b, st.fs_rights_inheriting)
+              : narrowed(fd, st.fs_rights_base, st.fs_rights_inheriting & ~b);
       rt_snprintf(what, sizeof(what), "without %s right 0x%llx",
                   side == 0 ? "base" : "inheriting", (unsigned long long)b);
       check(r->name, what, r->call(d, OK), CLOUDABI_ENOTCAPABLE);
       RT_CHECK(cloudabi_sys_fd_close(d) == 0);
     }
   }
-  check(r->name, "descriptor never opened", r->call(4242, OK),
-        CLOUDABI_EBADF);
+  check(r->name, "descriptor never opened", r->call(4242, OK), CLOUDABI_EBADF);
   check(r->name, "descriptor ~0", r->call(0xffffffff, OK), CLOUDABI_EBADF);
   cloudabi_fd_t closed;
   RT_CHECK(cloudabi_sys_fd_dup(fd, &closed) == 0);
   RT_CHECK(cloudabi_sys_fd_close(closed) == 0);
-  check(r->name, "descriptor just closed", r->call(closed, OK),
-        CLOUDABI_EBADF);
+  check(r->name, "descriptor just closed", r->call(closed, OK), CLOUDABI_EBADF);
   for (int i = 0; i < 2; i++) {
     if (r->wrong[i].role == NONE)
       continue;
@@ -498,8 +495,8 @@ static void creates(void) {
     cloudabi_iovec_t in = {buf, sizeof(buf)};
     check("fd_create2", "write", cloudabi_sys_fd_write(a, &out, 1, &n), 0);
     check("fd_create2", "read", cloudabi_sys_fd_read(b, &in, 1, &n), 0);
-    check("fd_create2", "data", n == 4 && memcmp(buf, "ping", 4) == 0
-                                    ? 0 : WRONG_RESULT, 0);
+    check("fd_create2", "data",
+          n == 4 && memcmp(buf, "ping", 4) == 0 ? 0 : WRONG_RESULT, 0);
     RT_CHECK(cloudabi_sys_fd_close(a) == 0);
     RT_CHECK(cloudabi_sys_fd_close(b) == 0);
   }
@@ -521,15 +518,15 @@ static void seek_rights(void) {
         cloudabi_sys_fd_seek(tell, 0, CLOUDABI_WHENCE_SET, &off), NOTCAP);
   check("fd_seek", "tell without either",
         cloudabi_sys_fd_seek(none, 0, CLOUDABI_WHENCE_CUR, &off), NOTCAP);
-  check("fd_seek", "bad whence",
-        cloudabi_sys_fd_seek(file, 0, 0, &off), CLOUDABI_EINVAL);
-  check("fd_seek", "whence 4",
-        cloudabi_sys_fd_seek(file, 0, 4, &off), CLOUDABI_EINVAL);
+  check("fd_seek", "bad whence", cloudabi_sys_fd_seek(file, 0, 0, &off),
+        CLOUDABI_EINVAL);
+  check("fd_seek", "whence 4", cloudabi_sys_fd_seek(file, 0, 4, &off),
+        CLOUDABI_EINVAL);
   check("fd_seek", "end",
         cloudabi_sys_fd_seek(file, -2, CLOUDABI_WHENCE_END, &off), 0);
   check("fd_seek", "end offset", off == 8 ? 0 : WRONG_RESULT, 0);
-  check("fd_seek", "tell", cloudabi_sys_fd_seek(tell, 0, CLOUDABI_WHENCE_CUR,
-                                                &off), 0);
+  check("fd_seek", "tell",
+        cloudabi_sys_fd_seek(tell, 0, CLOUDABI_WHENCE_CUR, &off), 0);
   check("fd_seek", "tell offset (shared)", off == 8 ? 0 : WRONG_RESULT, 0);
   RT_CHECK(cloudabi_sys_fd_close(tell) == 0);
   RT_CHECK(cloudabi_sys_fd_close(none) == 0);

@@ -11,7 +11,9 @@
 
 static cloudabi_fd_t dir;
 
-static cloudabi_errno_t same(bool ok) { return ok ? 0 : WRONG_RESULT; }
+static cloudabi_errno_t same(bool ok) {
+  return ok ? 0 : WRONG_RESULT;
+}
 
 static size_t read_all(cloudabi_fd_t fd, char *buf, size_t len) {
   cloudabi_iovec_t iov = {buf, len};
@@ -27,17 +29,21 @@ static void test_open(void) {
   /* O_CREAT|O_EXCL, then EEXIST. */
   check(T, "creat|excl",
         open_file(dir, "o.txt", CLOUDABI_O_CREAT | CLOUDABI_O_EXCL,
-                  R(FD_WRITE) | R(FD_READ) | R(FD_SEEK), 0, 0, &fd), 0);
+                  R(FD_WRITE) | R(FD_READ) | R(FD_SEEK), 0, 0, &fd),
+        0);
   RT_CHECK(rt_write_all(fd, "hello", 5) == 0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
   check(T, "excl on existing",
-        open_file(dir, "o.txt", CLOUDABI_O_CREAT | CLOUDABI_O_EXCL,
-                  R(FD_WRITE), 0, 0, &fd), CLOUDABI_EEXIST);
+        open_file(dir, "o.txt", CLOUDABI_O_CREAT | CLOUDABI_O_EXCL, R(FD_WRITE),
+                  0, 0, &fd),
+        CLOUDABI_EEXIST);
   check(T, "missing", open_file(dir, "none", 0, R(FD_READ), 0, 0, &fd),
         CLOUDABI_ENOENT);
   /* APPEND: writes land at the end whatever the offset. */
-  check(T, "append", open_file(dir, "o.txt", 0, R(FD_WRITE) | R(FD_SEEK), 0,
-                               CLOUDABI_FDFLAG_APPEND, &fd), 0);
+  check(T, "append",
+        open_file(dir, "o.txt", 0, R(FD_WRITE) | R(FD_SEEK), 0,
+                  CLOUDABI_FDFLAG_APPEND, &fd),
+        0);
   cloudabi_fdstat_t st = fdstat(fd);
   check(T, "append flag kept", same(st.fs_flags == CLOUDABI_FDFLAG_APPEND), 0);
   cloudabi_filesize_t off;
@@ -58,8 +64,10 @@ static void test_open(void) {
         0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
   /* NONBLOCK is the guest's view, reported back. */
-  check(T, "nonblock", open_file(dir, "o.txt", 0, R(FD_READ), 0,
-                                 CLOUDABI_FDFLAG_NONBLOCK, &fd), 0);
+  check(
+      T, "nonblock",
+      open_file(dir, "o.txt", 0, R(FD_READ), 0, CLOUDABI_FDFLAG_NONBLOCK, &fd),
+      0);
   check(T, "nonblock kept",
         same(fdstat(fd).fs_flags == CLOUDABI_FDFLAG_NONBLOCK), 0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
@@ -77,27 +85,27 @@ static void test_open(void) {
         open_file(dir, "o.txt", 0, R(FD_READ) | R(SOCK_SHUTDOWN), 0, 0, &fd),
         CLOUDABI_ENOTCAPABLE);
   check(T, "inheriting beyond inheriting",
-        open_file(dir, "o.txt", 0, R(FD_READ), R(POLL_PROC_TERMINATE), 0,
-                  &fd),
+        open_file(dir, "o.txt", 0, R(FD_READ), R(POLL_PROC_TERMINATE), 0, &fd),
         CLOUDABI_ENOTCAPABLE);
   /* A sync flag needs its right handed down. */
-  cloudabi_fd_t nosync = narrowed(dir, d.fs_rights_base,
-                                  d.fs_rights_inheriting & ~R(FD_SYNC));
-  check(T, "SYNC without FD_SYNC",
-        open_file(nosync, "o.txt", 0, R(FD_WRITE), 0, CLOUDABI_FDFLAG_SYNC,
-                  &fd),
-        CLOUDABI_ENOTCAPABLE);
-  check(T, "DSYNC needs FD_DATASYNC, not FD_SYNC",
-        open_file(nosync, "o.txt", 0, R(FD_WRITE), 0, CLOUDABI_FDFLAG_DSYNC,
-                  &fd),
-        0);
+  cloudabi_fd_t nosync =
+      narrowed(dir, d.fs_rights_base, d.fs_rights_inheriting & ~R(FD_SYNC));
+  check(
+      T, "SYNC without FD_SYNC",
+      open_file(nosync, "o.txt", 0, R(FD_WRITE), 0, CLOUDABI_FDFLAG_SYNC, &fd),
+      CLOUDABI_ENOTCAPABLE);
+  check(
+      T, "DSYNC needs FD_DATASYNC, not FD_SYNC",
+      open_file(nosync, "o.txt", 0, R(FD_WRITE), 0, CLOUDABI_FDFLAG_DSYNC, &fd),
+      0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
   RT_CHECK(cloudabi_sys_fd_close(nosync) == 0);
   /* Result rights = asked ∩ the type's maximum: a file never gets
    * directory rights, a directory never file rights. */
   check(T, "file with all rights",
         open_file(dir, "o.txt", 0, d.fs_rights_inheriting,
-                  d.fs_rights_inheriting, 0, &fd), 0);
+                  d.fs_rights_inheriting, 0, &fd),
+        0);
   st = fdstat(fd);
   check(T, "file rights trimmed",
         same((st.fs_rights_base & R(FILE_OPEN)) == 0 &&
@@ -149,8 +157,8 @@ static void test_open(void) {
         open_file(dir, "sub/../o.txt", 0, R(FD_READ), 0, 0, &fd), 0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
   /* O_TRUNC truncates. */
-  check(T, "trunc", open_file(dir, "o.txt", CLOUDABI_O_TRUNC, R(FD_WRITE), 0,
-                              0, &fd), 0);
+  check(T, "trunc",
+        open_file(dir, "o.txt", CLOUDABI_O_TRUNC, R(FD_WRITE), 0, 0, &fd), 0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
   cloudabi_filestat_t fst;
   RT_CHECK(stat_path(dir, "o.txt", false, &fst) == 0);
@@ -177,10 +185,11 @@ static size_t parse(const char *buf, size_t used, char names[][16],
 
 static void test_readdir(void) {
   const char *T = "file_readdir";
-  RT_CHECK(cloudabi_sys_file_create(dir, "rd", 2,
-                                    CLOUDABI_FILETYPE_DIRECTORY) == 0);
+  RT_CHECK(
+      cloudabi_sys_file_create(dir, "rd", 2, CLOUDABI_FILETYPE_DIRECTORY) == 0);
   cloudabi_fd_t rd;
-  RT_CHECK(open_file(dir, "rd", CLOUDABI_O_DIRECTORY, fdstat(dir).fs_rights_base,
+  RT_CHECK(open_file(dir, "rd", CLOUDABI_O_DIRECTORY,
+                     fdstat(dir).fs_rights_base,
                      fdstat(dir).fs_rights_inheriting, 0, &rd) == 0);
   put_file(rd, "file1", "");
   put_file(rd, "file22", "");
@@ -247,15 +256,14 @@ static void test_readdir(void) {
     char b4[1024];
     memset(b4, 0x55, sizeof(b4));
     size_t u4;
-    check(T, "short buffer", cloudabi_sys_file_readdir(rd, b4, len, 0, &u4),
-          0);
+    check(T, "short buffer", cloudabi_sys_file_readdir(rd, b4, len, 0, &u4), 0);
     check(T, "filled exactly",
           same(u4 == len && memcmp(b4, buf, len) == 0 &&
                (unsigned char)b4[len] == 0x55),
           0);
   }
-  check(T, "zero-length buffer",
-        cloudabi_sys_file_readdir(rd, b3, 0, 0, &u3), 0);
+  check(T, "zero-length buffer", cloudabi_sys_file_readdir(rd, b3, 0, 0, &u3),
+        0);
   check(T, "nothing written", same(u3 == 0), 0);
   check(T, "impossible cookie",
         cloudabi_sys_file_readdir(rd, b3, sizeof(b3), 1ull << 63, &u3),
@@ -285,14 +293,13 @@ static void test_stat(void) {
         0);
   /* Size: grow, shrink. */
   cloudabi_filestat_t set = {.st_size = 100};
-  check(T, "fput size", cloudabi_sys_file_stat_fput(fd, &set,
-                                                    CLOUDABI_FILESTAT_SIZE), 0);
+  check(T, "fput size",
+        cloudabi_sys_file_stat_fput(fd, &set, CLOUDABI_FILESTAT_SIZE), 0);
   RT_CHECK(cloudabi_sys_file_stat_fget(fd, &b) == 0);
   check(T, "grown", same(b.st_size == 100), 0);
   check(T, "size with a time",
-        cloudabi_sys_file_stat_fput(fd, &set,
-                                    CLOUDABI_FILESTAT_SIZE |
-                                        CLOUDABI_FILESTAT_MTIM),
+        cloudabi_sys_file_stat_fput(
+            fd, &set, CLOUDABI_FILESTAT_SIZE | CLOUDABI_FILESTAT_MTIM),
         CLOUDABI_EINVAL);
   check(T, "no flags", cloudabi_sys_file_stat_fput(fd, &set, 0),
         CLOUDABI_EINVAL);
@@ -303,10 +310,11 @@ static void test_stat(void) {
   set.st_mtim = 1400000000987654321ull;
   check(T, "fput times",
         cloudabi_sys_file_stat_fput(
-            fd, &set, CLOUDABI_FILESTAT_ATIM | CLOUDABI_FILESTAT_MTIM), 0);
+            fd, &set, CLOUDABI_FILESTAT_ATIM | CLOUDABI_FILESTAT_MTIM),
+        0);
   RT_CHECK(cloudabi_sys_file_stat_fget(fd, &b) == 0);
-  check(T, "times set", same(b.st_atim == set.st_atim &&
-                             b.st_mtim == set.st_mtim), 0);
+  check(T, "times set",
+        same(b.st_atim == set.st_atim && b.st_mtim == set.st_mtim), 0);
   check(T, "mtim now",
         cloudabi_sys_file_stat_fput(fd, &set, CLOUDABI_FILESTAT_MTIM_NOW), 0);
   RT_CHECK(cloudabi_sys_file_stat_fget(fd, &b) == 0);
@@ -316,26 +324,30 @@ static void test_stat(void) {
   /* By path; only times. */
   check(T, "put atim",
         cloudabi_sys_file_stat_put(at(dir, false), "s.txt", 5, &set,
-                                   CLOUDABI_FILESTAT_ATIM), 0);
+                                   CLOUDABI_FILESTAT_ATIM),
+        0);
   check(T, "put size",
         cloudabi_sys_file_stat_put(at(dir, false), "s.txt", 5, &set,
-                                   CLOUDABI_FILESTAT_SIZE), CLOUDABI_EINVAL);
+                                   CLOUDABI_FILESTAT_SIZE),
+        CLOUDABI_EINVAL);
   /* Symlinks: lstat unless asked to follow. */
   RT_CHECK(cloudabi_sys_file_symlink("s.txt", 5, dir, "s.lnk", 5) == 0);
   check(T, "get link", stat_path(dir, "s.lnk", false, &b), 0);
-  check(T, "is a link",
-        same(b.st_filetype == CLOUDABI_FILETYPE_SYMBOLIC_LINK && b.st_size == 5),
-        0);
+  check(
+      T, "is a link",
+      same(b.st_filetype == CLOUDABI_FILETYPE_SYMBOLIC_LINK && b.st_size == 5),
+      0);
   check(T, "get followed", stat_path(dir, "s.lnk", true, &b), 0);
   check(T, "is the file", same(b.st_ino == a.st_ino && b.st_size == 100), 0);
   check(T, "put followed",
         cloudabi_sys_file_stat_put(at(dir, true), "s.lnk", 5, &set,
-                                   CLOUDABI_FILESTAT_MTIM), 0);
+                                   CLOUDABI_FILESTAT_MTIM),
+        0);
   RT_CHECK(stat_path(dir, "s.txt", false, &b) == 0);
   check(T, "through the link", same(b.st_mtim == set.st_mtim), 0);
   check(T, "directory", stat_path(dir, ".", false, &b), 0);
-  check(T, "is a directory",
-        same(b.st_filetype == CLOUDABI_FILETYPE_DIRECTORY), 0);
+  check(T, "is a directory", same(b.st_filetype == CLOUDABI_FILETYPE_DIRECTORY),
+        0);
   check(T, "nested", stat_path(dir, "sub/x", false, &b), 0);
   check(T, "trailing slash on a file", stat_path(dir, "s.txt/", false, &b),
         CLOUDABI_ENOTDIR);
@@ -349,8 +361,9 @@ static void test_names(void) {
   put_file(dir, "n.txt", "data");
   cloudabi_filestat_t st;
   /* link, with and without following the source symlink. */
-  check(T, "link", cloudabi_sys_file_link(at(dir, false), "n.txt", 5, dir,
-                                          "n2.txt", 6), 0);
+  check(T, "link",
+        cloudabi_sys_file_link(at(dir, false), "n.txt", 5, dir, "n2.txt", 6),
+        0);
   RT_CHECK(stat_path(dir, "n.txt", false, &st) == 0);
   check(T, "two links", same(st.st_nlink == 2), 0);
   check(T, "link onto an existing name",
@@ -364,8 +377,7 @@ static void test_names(void) {
   check(T, "is the symlink",
         same(st.st_filetype == CLOUDABI_FILETYPE_SYMBOLIC_LINK), 0);
   check(T, "link through a symlink",
-        cloudabi_sys_file_link(at(dir, true), "n.lnk", 5, dir, "n4.txt", 6),
-        0);
+        cloudabi_sys_file_link(at(dir, true), "n.lnk", 5, dir, "n4.txt", 6), 0);
   RT_CHECK(stat_path(dir, "n4.txt", false, &st) == 0);
   check(T, "is the file",
         same(st.st_filetype == CLOUDABI_FILETYPE_REGULAR_FILE &&
@@ -377,14 +389,14 @@ static void test_names(void) {
   /* readlink: contents, truncation, a non-link. */
   char buf[16];
   size_t used;
-  check(T, "readlink", cloudabi_sys_file_readlink(dir, "n.lnk", 5, buf,
-                                                  sizeof(buf), &used), 0);
+  check(T, "readlink",
+        cloudabi_sys_file_readlink(dir, "n.lnk", 5, buf, sizeof(buf), &used),
+        0);
   check(T, "contents", same(used == 5 && memcmp(buf, "n.txt", 5) == 0), 0);
   memset(buf, 'z', sizeof(buf));
   check(T, "readlink short",
         cloudabi_sys_file_readlink(dir, "n.lnk", 5, buf, 3, &used), 0);
-  check(T, "truncated",
-        same(used == 3 && memcmp(buf, "n.tzz", 5) == 0), 0);
+  check(T, "truncated", same(used == 3 && memcmp(buf, "n.tzz", 5) == 0), 0);
   check(T, "readlink empty buffer",
         cloudabi_sys_file_readlink(dir, "n.lnk", 5, buf, 0, &used), 0);
   check(T, "nothing", same(used == 0), 0);
@@ -395,39 +407,40 @@ static void test_names(void) {
            0);
   check(T, "readlink nested",
         cloudabi_sys_file_readlink(dir, "sub/up.lnk", 10, buf, sizeof(buf),
-                                   &used), 0);
+                                   &used),
+        0);
   check(T, "nested contents",
         same(used == 8 && memcmp(buf, "../n.txt", 8) == 0), 0);
   check(T, "readlink a nested file",
         cloudabi_sys_file_readlink(dir, "sub/x", 5, buf, sizeof(buf), &used),
         CLOUDABI_EINVAL);
   /* Symlink contents may be anything: they are only followed inside. */
-  check(T, "absolute symlink", cloudabi_sys_file_symlink("/etc/passwd", 11,
-                                                         dir, "abs.lnk", 7), 0);
+  check(T, "absolute symlink",
+        cloudabi_sys_file_symlink("/etc/passwd", 11, dir, "abs.lnk", 7), 0);
   check(T, "symlink onto a name",
         cloudabi_sys_file_symlink("x", 1, dir, "n.txt", 5), CLOUDABI_EEXIST);
   check(T, "symlink with NUL",
         cloudabi_sys_file_symlink("a\0b", 3, dir, "nul.lnk", 7),
         CLOUDABI_EINVAL);
   /* rename */
-  check(T, "rename", cloudabi_sys_file_rename(dir, "n2.txt", 6, dir,
-                                              "sub/moved.txt", 13), 0);
+  check(T, "rename",
+        cloudabi_sys_file_rename(dir, "n2.txt", 6, dir, "sub/moved.txt", 13),
+        0);
   check(T, "old name gone", stat_path(dir, "n2.txt", false, &st),
         CLOUDABI_ENOENT);
   check(T, "new name", stat_path(dir, "sub/moved.txt", false, &st), 0);
-  check(T, "rename dot",
-        cloudabi_sys_file_rename(dir, ".", 1, dir, "z", 1), CLOUDABI_EINVAL);
+  check(T, "rename dot", cloudabi_sys_file_rename(dir, ".", 1, dir, "z", 1),
+        CLOUDABI_EINVAL);
   check(T, "rename a directory into itself",
         cloudabi_sys_file_rename(dir, "sub", 3, dir, "sub/in", 6),
         CLOUDABI_EINVAL);
   check(T, "rename missing",
-        cloudabi_sys_file_rename(dir, "gone", 4, dir, "z", 1),
-        CLOUDABI_ENOENT);
+        cloudabi_sys_file_rename(dir, "gone", 4, dir, "z", 1), CLOUDABI_ENOENT);
   /* create and unlink */
-  check(T, "mkdir", cloudabi_sys_file_create(dir, "mk", 2,
-                                             CLOUDABI_FILETYPE_DIRECTORY), 0);
-  check(T, "mkdir again", cloudabi_sys_file_create(
-                              dir, "mk", 2, CLOUDABI_FILETYPE_DIRECTORY),
+  check(T, "mkdir",
+        cloudabi_sys_file_create(dir, "mk", 2, CLOUDABI_FILETYPE_DIRECTORY), 0);
+  check(T, "mkdir again",
+        cloudabi_sys_file_create(dir, "mk", 2, CLOUDABI_FILETYPE_DIRECTORY),
         CLOUDABI_EEXIST);
   check(T, "mkdir with a slash",
         cloudabi_sys_file_create(dir, "mk2/", 4, CLOUDABI_FILETYPE_DIRECTORY),
@@ -452,8 +465,7 @@ static void test_names(void) {
         unlink_path(dir, "sub/..", CLOUDABI_UNLINK_REMOVEDIR),
         CLOUDABI_ENOTEMPTY);
   check(T, "unlink flags", unlink_path(dir, "n.txt", 2), CLOUDABI_EINVAL);
-  check(T, "unlink a symlink, not its target", unlink_path(dir, "n.lnk", 0),
-        0);
+  check(T, "unlink a symlink, not its target", unlink_path(dir, "n.lnk", 0), 0);
   check(T, "target stays", stat_path(dir, "n.txt", false, &st), 0);
   /* Path arguments: counted, not NUL-terminated. */
   check(T, "length, not NUL", stat_path(dir, "n.txt", false, &st), 0);
@@ -478,23 +490,25 @@ static void test_map(void) {
   cloudabi_filestat_t set = {.st_size = 4096};
   RT_CHECK(cloudabi_sys_file_stat_fput(fd, &set, CLOUDABI_FILESTAT_SIZE) == 0);
   void *p;
-  check(T, "shared", cloudabi_sys_mem_map(NULL, 4096,
-                                          CLOUDABI_PROT_READ |
-                                              CLOUDABI_PROT_WRITE,
-                                          CLOUDABI_MAP_SHARED, fd, 0, &p), 0);
+  check(T, "shared",
+        cloudabi_sys_mem_map(NULL, 4096,
+                             CLOUDABI_PROT_READ | CLOUDABI_PROT_WRITE,
+                             CLOUDABI_MAP_SHARED, fd, 0, &p),
+        0);
   check(T, "file contents", same(memcmp(p, "mapped!", 7) == 0), 0);
   memcpy(p, "MAPPED", 6);
   char buf[8];
-  check(T, "written through", same(read_all(fd, buf, 8) == 8 &&
-                                   memcmp(buf, "MAPPED!", 7) == 0), 0);
+  check(T, "written through",
+        same(read_all(fd, buf, 8) == 8 && memcmp(buf, "MAPPED!", 7) == 0), 0);
   RT_CHECK(cloudabi_sys_mem_unmap(p, 4096) == 0);
-  check(T, "private", cloudabi_sys_mem_map(NULL, 4096,
-                                           CLOUDABI_PROT_READ |
-                                               CLOUDABI_PROT_WRITE,
-                                           CLOUDABI_MAP_PRIVATE, fd, 0, &p), 0);
+  check(T, "private",
+        cloudabi_sys_mem_map(NULL, 4096,
+                             CLOUDABI_PROT_READ | CLOUDABI_PROT_WRITE,
+                             CLOUDABI_MAP_PRIVATE, fd, 0, &p),
+        0);
   memcpy(p, "private", 7);
-  check(T, "not written through", same(read_all(fd, buf, 8) == 8 &&
-                                       memcmp(buf, "MAPPED!", 7) == 0), 0);
+  check(T, "not written through",
+        same(read_all(fd, buf, 8) == 8 && memcmp(buf, "MAPPED!", 7) == 0), 0);
   RT_CHECK(cloudabi_sys_mem_unmap(p, 4096) == 0);
   check(T, "write and exec",
         cloudabi_sys_mem_map(NULL, 4096,
@@ -516,10 +530,10 @@ static void test_map(void) {
   /* Without FD_WRITE: a read-only descriptor is lent, so a shared mapping
    * cannot be made writable later either. */
   cloudabi_fd_t ro = narrowed(fd, R(FD_READ) | R(MEM_MAP), 0);
-  check(T, "shared read-only", cloudabi_sys_mem_map(NULL, 4096,
-                                                    CLOUDABI_PROT_READ,
-                                                    CLOUDABI_MAP_SHARED, ro, 0,
-                                                    &p), 0);
+  check(T, "shared read-only",
+        cloudabi_sys_mem_map(NULL, 4096, CLOUDABI_PROT_READ,
+                             CLOUDABI_MAP_SHARED, ro, 0, &p),
+        0);
   check(T, "cannot become writable",
         cloudabi_sys_mem_protect(p, 4096,
                                  CLOUDABI_PROT_READ | CLOUDABI_PROT_WRITE),
@@ -536,16 +550,17 @@ static void test_map(void) {
   /* Shared memory: two mappings of one object see each other. */
   cloudabi_fd_t shm;
   RT_CHECK(cloudabi_sys_fd_create1(CLOUDABI_FILETYPE_SHARED_MEMORY, &shm) == 0);
-  check(T, "shm size", cloudabi_sys_file_stat_fput(shm, &set,
-                                                   CLOUDABI_FILESTAT_SIZE), 0);
+  check(T, "shm size",
+        cloudabi_sys_file_stat_fput(shm, &set, CLOUDABI_FILESTAT_SIZE), 0);
   void *a, *b;
-  check(T, "shm map 1", cloudabi_sys_mem_map(NULL, 4096,
-                                             CLOUDABI_PROT_READ |
-                                                 CLOUDABI_PROT_WRITE,
-                                             CLOUDABI_MAP_SHARED, shm, 0, &a),
+  check(T, "shm map 1",
+        cloudabi_sys_mem_map(NULL, 4096,
+                             CLOUDABI_PROT_READ | CLOUDABI_PROT_WRITE,
+                             CLOUDABI_MAP_SHARED, shm, 0, &a),
         0);
-  check(T, "shm map 2", cloudabi_sys_mem_map(NULL, 4096, CLOUDABI_PROT_READ,
-                                             CLOUDABI_MAP_SHARED, shm, 0, &b),
+  check(T, "shm map 2",
+        cloudabi_sys_mem_map(NULL, 4096, CLOUDABI_PROT_READ,
+                             CLOUDABI_MAP_SHARED, shm, 0, &b),
         0);
   memcpy(a, "shared", 6);
   check(T, "shm seen", same(a != b && memcmp(b, "shared", 6) == 0), 0);
@@ -583,8 +598,9 @@ static void test_io(void) {
   char a[4], b[16];
   cloudabi_iovec_t r[2] = {{a, 4}, {b, 16}};
   check(T, "pread two iovecs", cloudabi_sys_fd_pread(fd, r, 2, 4, &n), 0);
-  check(T, "read", same(n == 8 && memcmp(a, "\0abc", 4) == 0 &&
-                        memcmp(b, "defg", 4) == 0), 0);
+  check(T, "read",
+        same(n == 8 && memcmp(a, "\0abc", 4) == 0 && memcmp(b, "defg", 4) == 0),
+        0);
   check(T, "pread at the end", cloudabi_sys_fd_pread(fd, r, 2, 100, &n), 0);
   check(T, "nothing", same(n == 0), 0);
   check(T, "offset beyond off_t",
@@ -607,8 +623,8 @@ static void test_narrowed(cloudabi_fd_t narrow) {
              st.fs_rights_inheriting == (R(FD_READ) | R(FILE_STAT_FGET))),
         0);
   cloudabi_fd_t fd;
-  check(T, "open to read",
-        open_file(narrow, "s.txt", 0, R(FD_READ), 0, 0, &fd), 0);
+  check(T, "open to read", open_file(narrow, "s.txt", 0, R(FD_READ), 0, 0, &fd),
+        0);
   check(T, "inherited rights", same(fdstat(fd).fs_rights_base == R(FD_READ)),
         0);
   RT_CHECK(cloudabi_sys_fd_close(fd) == 0);
@@ -621,9 +637,9 @@ static void test_narrowed(cloudabi_fd_t narrow) {
   check(T, "unlink", unlink_path(narrow, "s.txt", 0), CLOUDABI_ENOTCAPABLE);
   cloudabi_filestat_t fs;
   check(T, "stat", stat_path(narrow, "s.txt", false, &fs), 0);
-  check(T, "stat_put", cloudabi_sys_file_stat_put(at(narrow, false), "s.txt",
-                                                  5, &fs,
-                                                  CLOUDABI_FILESTAT_ATIM),
+  check(T, "stat_put",
+        cloudabi_sys_file_stat_put(at(narrow, false), "s.txt", 5, &fs,
+                                   CLOUDABI_FILESTAT_ATIM),
         CLOUDABI_ENOTCAPABLE);
   /* A directory opened beneath it can hand down no more either. */
   check(T, "open a subdirectory",

@@ -18,8 +18,8 @@ void program_main(const argdata_t *ad) {
   RT_CHECK(open_file(dir, ".", CLOUDABI_O_DIRECTORY, R(FILE_READDIR), 0, 0,
                      &d) == 0);
   RT_CHECK(cloudabi_sys_fd_create1(CLOUDABI_FILETYPE_SHARED_MEMORY, &shm) == 0);
-  RT_CHECK(cloudabi_sys_fd_create2(CLOUDABI_FILETYPE_SOCKET_STREAM, &s1,
-                                   &s2) == 0);
+  RT_CHECK(cloudabi_sys_fd_create2(CLOUDABI_FILETYPE_SOCKET_STREAM, &s1, &s2) ==
+           0);
   void *p;
   RT_CHECK(cloudabi_sys_mem_map(NULL, 4096, CLOUDABI_PROT_READ,
                                 CLOUDABI_MAP_PRIVATE, f, 0, &p) == 0);

@@ -147,8 +147,7 @@ void program_main(const argdata_t *ad) {
   /* Both strings must have been seen for the race to have been run. */
   check("race", "escapes", escaped == 0 ? 0 : WRONG_RESULT, 0);
   check("race", "the inside path was seen", ok > 0 ? 0 : WRONG_RESULT, 0);
-  check("race", "the outside path was seen", refused > 0 ? 0 : WRONG_RESULT,
-        0);
+  check("race", "the outside path was seen", refused > 0 ? 0 : WRONG_RESULT, 0);
   if (check_failed != 0)
     check_done("path_race");
   rt_printf(rt_log_fd,

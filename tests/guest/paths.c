@@ -37,13 +37,13 @@ static const struct row box_rows[] = {
     {"sub/../../in/sub", ESCAPES},
     {"./../secret.txt", ESCAPES},
     {"sub/./../../secret.txt", ESCAPES},
-    {"abs/passwd", ESCAPES},     /* abs -> /etc */
-    {"abs/", ESCAPES},           /* a trailing slash follows abs */
+    {"abs/passwd", ESCAPES}, /* abs -> /etc */
+    {"abs/", ESCAPES},       /* a trailing slash follows abs */
     {"abs/.", ESCAPES},
-    {"rel/", ESCAPES},           /* rel -> ../secret.txt */
-    {"up/", ESCAPES},            /* up -> .. */
+    {"rel/", ESCAPES}, /* rel -> ../secret.txt */
+    {"up/", ESCAPES},  /* up -> .. */
     {"up/secret.txt", ESCAPES},
-    {"up2/", ESCAPES},           /* up2 -> sub/../.. */
+    {"up2/", ESCAPES}, /* up2 -> sub/../.. */
     {"up2/secret.txt", ESCAPES},
     {"sub/out/secret.txt", ESCAPES}, /* sub/out -> ../.. */
     {"sub/out/", ESCAPES},
@@ -65,11 +65,16 @@ static const struct row box_rows[] = {
 
 /* Magic links: the supervisor's own /proc/self. */
 static const struct row proc_rows[] = {
-    {"root/etc/passwd", ESCAPES}, {"cwd/secret.txt", ESCAPES},
-    {"fd/0/", ESCAPES},           {"cwd/", ESCAPES},
-    {"root/", ESCAPES},           {"cwd/..", ESCAPES},
-    {"task/../root/etc", ESCAPES}, {"fd/1", LINK_OUT},
-    {"exe", LINK_OUT},            {"root", LINK_OUT},
+    {"root/etc/passwd", ESCAPES},
+    {"cwd/secret.txt", ESCAPES},
+    {"fd/0/", ESCAPES},
+    {"cwd/", ESCAPES},
+    {"root/", ESCAPES},
+    {"cwd/..", ESCAPES},
+    {"task/../root/etc", ESCAPES},
+    {"fd/1", LINK_OUT},
+    {"exe", LINK_OUT},
+    {"root", LINK_OUT},
     {"cwd", LINK_OUT},
 };
 
@@ -84,8 +89,8 @@ static cloudabi_errno_t p_open(cloudabi_fd_t d, const char *p, size_t n,
                                bool follow) {
   cloudabi_fdstat_t fds = {.fs_rights_base = R(FD_READ)};
   cloudabi_fd_t fd;
-  cloudabi_errno_t e = cloudabi_sys_file_open(at(d, follow), p, n, 0, &fds,
-                                              &fd);
+  cloudabi_errno_t e =
+      cloudabi_sys_file_open(at(d, follow), p, n, 0, &fds, &fd);
   if (e == 0)
     cloudabi_sys_fd_close(fd);
   return e;
@@ -95,8 +100,8 @@ static cloudabi_errno_t p_open_dir(cloudabi_fd_t d, const char *p, size_t n,
   cloudabi_fdstat_t fds = {.fs_rights_base = R(FILE_READDIR),
                            .fs_rights_inheriting = R(FD_READ)};
   cloudabi_fd_t fd;
-  cloudabi_errno_t e = cloudabi_sys_file_open(
-      at(d, follow), p, n, CLOUDABI_O_DIRECTORY, &fds, &fd);
+  cloudabi_errno_t e = cloudabi_sys_file_open(at(d, follow), p, n,
+                                              CLOUDABI_O_DIRECTORY, &fds, &fd);
   if (e == 0)
     cloudabi_sys_fd_close(fd);
   return e;
@@ -143,8 +148,8 @@ static cloudabi_errno_t p_link_to(cloudabi_fd_t d, const char *p, size_t n,
   (void)follow;
   return cloudabi_sys_file_link(at(other, false), "victim", 6, d, p, n);
 }
-static cloudabi_errno_t p_rename_from(cloudabi_fd_t d, const char *p,
-                                      size_t n, bool follow) {
+static cloudabi_errno_t p_rename_from(cloudabi_fd_t d, const char *p, size_t n,
+                                      bool follow) {
   (void)follow;
   return cloudabi_sys_file_rename(d, p, n, other, "renamed", 7);
 }
@@ -237,8 +242,8 @@ static void links_themselves(cloudabi_fd_t dir) {
   check("loop", "a symlink loop", p_open(dir, "loop1", 5, true),
         CLOUDABI_ELOOP);
   /* Inside, symlinks and ".." work as usual. */
-  check("inside", "../in through sub",
-        p_stat(dir, "sub/../sub/.", 12, true), 0);
+  check("inside", "../in through sub", p_stat(dir, "sub/../sub/.", 12, true),
+        0);
   check("inside", "relative link inside", p_open(dir, "inlink", 6, true), 0);
   check("inside", "link to a directory inside",
         p_stat(dir, "sublink/../victim.txt", 21, false), 0);

@@ -76,9 +76,9 @@ static void test_open(void **state) {
       {".", false, 0},
       {"sub/..", false, 0},
       {"sub/../file", false, 0},
-      {"insub/deep", false, 0},   /* an inner symlink, followed */
-      {"sub/up", true, 0},        /* a symlink to ../file, still inside */
-      {"sub/up", false, 0},       /* O_PATH|O_NOFOLLOW: the link itself */
+      {"insub/deep", false, 0}, /* an inner symlink, followed */
+      {"sub/up", true, 0},      /* a symlink to ../file, still inside */
+      {"sub/up", false, 0},     /* O_PATH|O_NOFOLLOW: the link itself */
       {"missing", false, CLOUDABI_ENOENT},
       {"file/", false, CLOUDABI_ENOTDIR},
       {"..", false, CLOUDABI_ENOTCAPABLE},
@@ -171,8 +171,8 @@ static void test_entry_and_lookup(void **state) {
   static const struct {
     const char *path;
     bool entry;
-  } rows[] = {{"a", true},   {".", true},     {"..", false}, {"a/", false},
-              {"a/b", false}, {"...", true},  {".a", true},  {"a..", true}};
+  } rows[] = {{"a", true},    {".", true},   {"..", false}, {"a/", false},
+              {"a/b", false}, {"...", true}, {".a", true},  {"a..", true}};
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
     struct gpath p = gp(rows[i].path);
     if (path_is_entry(&p) != rows[i].entry)
