@@ -69,7 +69,7 @@ cloudabi_errno_t path_copy(struct call *c, uint64_t addr, uint64_t len,
   return path_copy_all(c, &a, 1, NULL, 0);
 }
 
-static long openat2(int dirfd, const char *path, struct open_how *how) {
+static long sys_openat2(int dirfd, const char *path, struct open_how *how) {
   return syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
 }
 
@@ -77,14 +77,16 @@ static long openat2(int dirfd, const char *path, struct open_how *how) {
  * openat2 answers ELOOP both for a symlink loop and for a magic link that
  * RESOLVE_NO_MAGICLINKS refused.  The second is an escape attempt.  Ask
  * again with RESOLVE_BENEATH alone and O_PATH (which opens nothing, so it
- * has no side effects): a magic link then fails with EXDEV instead.
+ * has no side effects): a magic link then fails with EXDEV instead.  (Were
+ * a later kernel to let RESOLVE_BENEATH through magic links, the probe
+ * would succeed and the answer stay ELOOP: still a refusal.)
  */
 static bool through_magic_link(int dirfd, const char *path, int flags) {
   struct open_how how = {
       .flags = O_PATH | O_CLOEXEC | (flags & (O_NOFOLLOW | O_DIRECTORY)),
       .resolve = RESOLVE_BENEATH,
   };
-  long fd = openat2(dirfd, path, &how);
+  long fd = sys_openat2(dirfd, path, &how);
   if (fd >= 0) {
     close((int)fd);
     return false;
@@ -102,7 +104,7 @@ cloudabi_errno_t path_open(int dirfd, const struct gpath *p, int flags,
       .resolve = RESOLVE_CAPABILITY,
   };
   for (int tries = 0;; tries++) {
-    long r = openat2(dirfd, p->str, &how);
+    long r = sys_openat2(dirfd, p->str, &how);
     if (r >= 0) {
       *fd = (int)r;
       return 0;
@@ -169,13 +171,11 @@ cloudabi_errno_t path_at(int dirfd, struct gpath *p, struct path_at *out) {
   /* Open the parent, "a/b/" for "a/b/c": a temporary NUL after its last
    * slash, so the kernel sees "a/b/" and the name stays in place. */
   char saved = p->str[start];
-  p->str[start] = '\0';
-  struct gpath *parent = p; /* same buffer, shorter string */
   size_t full = p->len;
-  parent->len = start;
+  p->str[start] = '\0';
+  p->len = start;
   int fd;
-  cloudabi_errno_t e =
-      path_open(dirfd, parent, O_PATH | O_DIRECTORY, 0, true, &fd);
+  cloudabi_errno_t e = path_open(dirfd, p, O_PATH | O_DIRECTORY, 0, true, &fd);
   p->str[start] = saved;
   p->len = full;
   if (e != 0)
@@ -202,7 +202,7 @@ cloudabi_errno_t path_lookup_follow(uint64_t lookup, bool *follow) {
 int path_check_kernel(char *why, size_t why_size) {
   struct open_how how = {.flags = O_PATH | O_CLOEXEC,
                          .resolve = RESOLVE_CAPABILITY};
-  long fd = openat2(AT_FDCWD, ".", &how);
+  long fd = sys_openat2(AT_FDCWD, ".", &how);
   if (fd >= 0) {
     close((int)fd);
     return 0;
