@@ -8,6 +8,7 @@
  * inheriting [FD_READ, FILE_STAT_FGET]).
  */
 #include "check.h"
+#include "trap.h"
 
 static cloudabi_fd_t dir;
 
@@ -539,6 +540,19 @@ static void test_map(void) {
                                  CLOUDABI_PROT_READ | CLOUDABI_PROT_WRITE),
         CLOUDABI_EACCES);
   RT_CHECK(cloudabi_sys_mem_unmap(p, 4096) == 0);
+  /* What the vDSO does, by hand: the lent descriptor itself cannot map
+   * the file writable and shared (Linux: PROT_READ|PROT_WRITE 3,
+   * MAP_SHARED 1, EACCES 13). */
+  long lent = rt_raw_syscall(TRAP_NR_BASE + CLOUDABI_SYS_mem_map, 0, 4096,
+                             CLOUDABI_PROT_READ, CLOUDABI_MAP_SHARED, ro, 0);
+  check(T, "lent descriptor", same(lent >= 0), 0);
+  long m = rt_raw_syscall(9 /* mmap */, 0, 4096, 3, 1, lent, 0);
+  check(T, "lent: no writable shared mapping", same(m == -13), 0);
+  m = rt_raw_syscall(9 /* mmap */, 0, 4096, 1 /* PROT_READ */, 1, lent, 0);
+  check(T, "lent: a readable one", same(m > 0), 0);
+  check(T, "lent: unmap", same(rt_raw_syscall(11, m, 4096, 0, 0, 0, 0) == 0),
+        0);
+  check(T, "lent: close", same(rt_raw_syscall(3, lent, 0, 0, 0, 0, 0) == 0), 0);
   check(T, "shared write without FD_WRITE",
         cloudabi_sys_mem_map(NULL, 4096,
                              CLOUDABI_PROT_READ | CLOUDABI_PROT_WRITE,
