@@ -88,6 +88,24 @@ static const cloudabi_errno_t linux_errno_table[LINUX_ERRNO_MAX] = {
     [ETIMEDOUT] = CLOUDABI_ETIMEDOUT,
     [ETXTBSY] = CLOUDABI_ETXTBSY,
     [EXDEV] = CLOUDABI_EXDEV,
+    /* Linux's own, nearest in meaning, for what file systems and devices
+     * can answer: corruption and remote failures are I/O errors, missing
+     * keys (fscrypt) refusals, missing media absent devices. */
+    [EBADFD] = CLOUDABI_EBADF,
+    [ECOMM] = CLOUDABI_EIO,
+    [EHOSTDOWN] = CLOUDABI_EHOSTUNREACH,
+    [EKEYEXPIRED] = CLOUDABI_EACCES,
+    [EKEYREJECTED] = CLOUDABI_EACCES,
+    [EKEYREVOKED] = CLOUDABI_EACCES,
+    [EMEDIUMTYPE] = CLOUDABI_ENXIO,
+    [ENODATA] = CLOUDABI_EIO,
+    [ENOKEY] = CLOUDABI_EACCES,
+    [ENOMEDIUM] = CLOUDABI_ENXIO,
+    [ENOTBLK] = CLOUDABI_ENOTSUP,
+    [EREMOTEIO] = CLOUDABI_EIO,
+    [ESHUTDOWN] = CLOUDABI_EPIPE,
+    [ETIME] = CLOUDABI_ETIMEDOUT,
+    [EUCLEAN] = CLOUDABI_EIO,
 };
 
 static inline cloudabi_errno_t linux_errno_to_cloudabi(int e) {

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "elf_check.h"
 #include "options.h"
+#include "path.h"
 #include "sup.h"
 
 /* Every failure to start exits 127, as upstream. */
@@ -71,6 +72,8 @@ int main(int argc, char **argv) {
     else
       fprintf(stderr, "cloudabi-run: cannot write the plan: %s\n",
               strerror(errno));
+  } else if (e == 0 && path_check_kernel(why, sizeof(why)) != 0) {
+    fprintf(stderr, "cloudabi-run: %s\n", why);
   } else if (e == 0) {
     struct sup_options so = {.program_name = o.program};
     status = sup_run(&so, fd, &lc);

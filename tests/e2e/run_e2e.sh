@@ -12,7 +12,8 @@
 #   --define K=V      replace @K@ in CONFIG by V
 # CONFIG may use @TMP@ for a fresh directory, which is also the working
 # directory, and @SRC@ for the source tree's tests/ directory.  A file
-# CONFIG.setup next to CONFIG, if present, is run in @TMP@ first.
+# CONFIG.setup next to CONFIG, if present, is run in @TMP@ first; a file
+# CONFIG.check, if present, runs there afterwards and must succeed.
 set -u
 RUN=$1 PROG=$2 CONFIG=$3
 shift 3
@@ -71,6 +72,10 @@ if [ -n "$stderr_re" ]; then
   matches "$stderr_re" stderr.txt || { echo "stderr does not match /$stderr_re/"; ok=0; }
 elif [ -s stderr.txt ]; then
   echo "unexpected stderr"
+  ok=0
+fi
+if [ -f "$CONFIG.check" ] && ! bash "$CONFIG.check"; then
+  echo "$CONFIG.check failed"
   ok=0
 fi
 if [ $ok -eq 0 ]; then

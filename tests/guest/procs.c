@@ -45,6 +45,9 @@ static void do_fork(void) {
   RT_EXPECT(cloudabi_sys_fd_stat_get(pd, &st), 0);
   RT_CHECK(st.fs_filetype == CLOUDABI_FILETYPE_PROCESS);
   RT_CHECK(st.fs_rights_base == (R(FILE_STAT_FGET) | R(POLL_PROC_TERMINATE)));
+  cloudabi_filestat_t fs;
+  RT_EXPECT(cloudabi_sys_file_stat_fget(pd, &fs), 0);
+  RT_CHECK(fs.st_filetype == CLOUDABI_FILETYPE_PROCESS);
   char buf[64];
   recv_text(rx, buf, sizeof(buf));
   RT_CHECK(strcmp(buf, "hello from the child") == 0);

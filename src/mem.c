@@ -1,0 +1,130 @@
+/*
+ * mem_map of a descriptor.  The vDSO maps anonymous memory itself; for a
+ * file it asks here, with the original arguments, for a host descriptor it
+ * can map.  This handler checks the rights the mapping needs and lends the
+ * guest a descriptor with SECCOMP_IOCTL_NOTIF_ADDFD; the vDSO maps it and
+ * closes it at once.
+ *
+ * What the lent descriptor allows must not exceed the rights, because
+ * another guest thread can map it too before it is closed (the filter
+ * lets the guest do nothing else with it: mmap and close):
+ *  - it is open for writing only if the capability has FD_WRITE, so no
+ *    shared writable mapping can be made without that right;
+ *  - Linux maps only descriptors open for reading, and a mapping made
+ *    without PROT_READ can later be mem_protect'ed to PROT_READ, so every
+ *    file mapping needs FD_READ (a stricter reading of the spec, which
+ *    lets MEM_MAP alone make PROT_NONE mappings: refusing them is the only
+ *    way not to lend read access);
+ *  - PROT_EXEC needs MEM_MAP_EXEC at mapping time, but Linux cannot forbid
+ *    a later mprotect to PROT_EXEC of a readable file mapping.  That gives
+ *    the guest nothing new: it can read the bytes and make anonymous
+ *    memory executable anyway (CloudABI only forbids write+exec at once).
+ * Directories, sockets and devices are never lent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "errno_map.h"
+#include "sup.h"
+#include "syscall_table.h"
+
+#define R(name) CLOUDABI_RIGHT_##name
+
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+/* Linux 5.9. */
+struct seccomp_notif_addfd {
+  __u64 id;
+  __u32 flags;
+  __u32 srcfd;
+  __u32 newfd;
+  __u32 newfd_flags;
+};
+#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
+#endif
+
+#define PROT_ALL (CLOUDABI_PROT_EXEC | CLOUDABI_PROT_WRITE | CLOUDABI_PROT_READ)
+#define MFLAGS_ALL                                                             \
+  (CLOUDABI_MAP_ANON | CLOUDABI_MAP_FIXED | CLOUDABI_MAP_PRIVATE |             \
+   CLOUDABI_MAP_SHARED)
+
+static cloudabi_rights_t rights_needed(cloudabi_mprot_t prot,
+                                       cloudabi_mflags_t flags) {
+  cloudabi_rights_t need = R(MEM_MAP) | R(FD_READ);
+  /* A private mapping's writes never reach the file. */
+  if ((prot & CLOUDABI_PROT_WRITE) != 0 && (flags & CLOUDABI_MAP_SHARED) != 0)
+    need |= R(FD_WRITE);
+  if ((prot & CLOUDABI_PROT_EXEC) != 0)
+    need |= R(MEM_MAP_EXEC);
+  return need;
+}
+
+/* A descriptor for the same file open exactly as the rights allow: the
+ * object's own when its mode fits, else a new open file description. */
+static int lendable_fd(const struct capability *cap, bool *owned) {
+  int want = (cap->base & R(FD_WRITE)) != 0 ? O_RDWR : O_RDONLY;
+  int fl = fcntl(cap->obj->fd, F_GETFL);
+  if (fl < 0)
+    return -1;
+  *owned = false;
+  if ((fl & O_PATH) == 0 && (fl & O_ACCMODE) == want)
+    return cap->obj->fd;
+  char link[64];
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", cap->obj->fd);
+  int fd = open(link, want | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0 && want == O_RDWR) /* the file is not writable for us */
+    fd = open(link, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  *owned = fd >= 0;
+  return fd;
+}
+
+cloudabi_errno_t handle_mem_map(struct call *c) {
+  struct capability *cap = c->cap[4];
+  cloudabi_mprot_t prot = (cloudabi_mprot_t)c->args[2];
+  cloudabi_mflags_t flags = (cloudabi_mflags_t)c->args[3];
+  if ((prot & ~PROT_ALL) != 0 || (flags & ~MFLAGS_ALL) != 0)
+    return CLOUDABI_EINVAL;
+  /* Anonymous mappings never come here; exactly one of private/shared. */
+  cloudabi_mflags_t share =
+      flags & (CLOUDABI_MAP_PRIVATE | CLOUDABI_MAP_SHARED);
+  if ((flags & CLOUDABI_MAP_ANON) != 0 ||
+      (share != CLOUDABI_MAP_PRIVATE && share != CLOUDABI_MAP_SHARED))
+    return CLOUDABI_EINVAL;
+  if ((prot & CLOUDABI_PROT_WRITE) != 0 && (prot & CLOUDABI_PROT_EXEC) != 0)
+    return CLOUDABI_ENOTSUP; /* W^X, as the vDSO */
+  cloudabi_rights_t need = rights_needed(prot, flags);
+  if ((cap->base & need) != need)
+    return CLOUDABI_ENOTCAPABLE;
+  /* Only files and shared memory can be mapped. */
+  if (cap->obj->type != CLOUDABI_FILETYPE_REGULAR_FILE &&
+      cap->obj->type != CLOUDABI_FILETYPE_SHARED_MEMORY)
+    return CLOUDABI_ENODEV;
+
+  bool owned;
+  int fd = lendable_fd(cap, &owned);
+  if (fd < 0)
+    return errno_from_host(errno);
+  struct seccomp_notif_addfd add = {
+      .id = c->id,
+      .flags = 0,
+      .srcfd = (uint32_t)fd,
+      .newfd = 0,
+      .newfd_flags = O_CLOEXEC,
+  };
+  int gfd = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+  int err = errno;
+  if (owned)
+    close(fd);
+  if (gfd < 0) {
+    /* Before Linux 5.9 there is no way to lend a descriptor. */
+    if (err == ENOTTY || err == EINVAL)
+      return CLOUDABI_ENOSYS;
+    /* ENOENT: the calling thread is gone; nobody reads the answer. */
+    return errno_from_host(err);
+  }
+  c->result = (uint64_t)gfd;
+  return 0;
+}

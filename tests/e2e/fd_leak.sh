@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Host descriptors never leak: while a guest holds descriptors of every
+# kind, (1) the guest process itself holds no descriptor at all (the one
+# lent for a file mapping is closed again at once), and (2) every
+# descriptor of the supervisor, but the standard three it was started
+# with, is close-on-exec, so nothing it opened for a guest reaches a
+# process it starts.
+# usage: fd_leak.sh CLOUDABI_RUN HOLDER
+set -u
+RUN=$1 PROG=$2
+# Start from three descriptors, so that whatever the supervisor holds
+# besides them is its own.
+for fd in $(ls /proc/$$/fd); do
+  [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+TMP=$(mktemp -d)
+sup=
+cleanup() {
+  [ -n "$sup" ] && kill -9 "$sup" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+cd "$TMP" || exit 1
+mkdir d
+mkfifo in
+cat >config.yaml <<'YAML'
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+out: !fd stdout
+dir: !file {path: d, directory: true}
+in: !fd stdin
+YAML
+"$RUN" "$PROG" config.yaml <in >out.txt 2>err.txt &
+sup=$!
+exec 3>in
+for _ in $(seq 100); do
+  grep -q ready out.txt 2>/dev/null && break
+  sleep 0.1
+done
+fail() {
+  echo "FAIL: $*"
+  echo "--- stdout"; cat out.txt
+  echo "--- stderr"; cat err.txt
+  exit 1
+}
+grep -q ready out.txt || fail "the guest never got ready"
+guest=
+for s in /proc/[0-9]*/stat; do
+  read -r pid _ _ ppid _ <"$s" 2>/dev/null || continue
+  [ "$ppid" = "$sup" ] && guest=$pid
+done
+[ -n "$guest" ] || fail "no guest process under the supervisor $sup"
+held=$(ls /proc/"$guest"/fd) || fail "cannot list the guest's descriptors"
+[ -z "$held" ] || fail "the guest holds descriptors: $(ls -l /proc/"$guest"/fd)"
+count=0
+for f in /proc/"$sup"/fd/*; do
+  n=${f##*/}
+  case $n in 0 | 1 | 2) continue ;; esac
+  flags=$(awk '/^flags:/ {print $2}' /proc/"$sup"/fdinfo/"$n" 2>/dev/null) || continue
+  [ -n "$flags" ] || continue
+  # O_CLOEXEC is 02000000 in fdinfo's octal flags.
+  (( (8#$flags & 8#2000000) != 0 )) ||
+    fail "supervisor descriptor $n ($(readlink "$f")) is not close-on-exec"
+  count=$((count + 1))
+done
+[ "$count" -ge 6 ] || fail "only $count supervisor descriptors: is the guest holding anything?"
+echo go >&3
+exec 3>&-
+wait "$sup"
+status=$?
+sup=
+[ "$status" -eq 0 ] || fail "exit status $status"
+grep -q done out.txt || fail "the guest did not finish"
+echo "fd_leak: guest holds none; $count supervisor descriptors, all close-on-exec"
