@@ -13,9 +13,11 @@
 #include "call.h"
 #include "captab.h"
 #include "launch.h"
+#include "trace.h"
 
 struct gproc {
   pid_t pid; /* thread group id */
+  unsigned serial; /* 1 for the first process: how traces name it */
   struct captab fds;
   unsigned nthreads;
   /* Why it died, when the supervisor knows better than the wait status. */
@@ -40,6 +42,7 @@ struct tidmap {
 struct sup_options {
   const char *program_name; /* for messages */
   bool quiet;
+  struct trace_options trace;
 };
 
 struct sup {
@@ -58,6 +61,8 @@ struct sup {
   unsigned nparked;
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
+  struct tracer *trace; /* NULL unless --trace */
+  unsigned nprocs_made; /* for gproc.serial */
 };
 
 /* Starts the program (fd prog_fd) with the launch configuration and runs

@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cloudabi-run: cannot write the plan: %s\n",
               strerror(errno));
   } else if (e == 0) {
-    struct sup_options so = {.program_name = o.program};
+    struct sup_options so = {.program_name = o.program, .trace = o.trace};
     status = sup_run(&so, fd, &lc);
   }
   launch_config_free(&lc);

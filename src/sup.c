@@ -27,10 +27,12 @@
 #include "filter.h"
 #include "guestmem.h"
 #include "hostio.h"
+#include "signal_report.h"
 #include "signals.h"
 #include "spawn.h"
 #include "syscall_table.h"
 #include "tasks.h"
+#include "trace.h"
 #include "trap.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -113,6 +115,8 @@ bool sup_park_fd(struct call *c, int fd, uint32_t events) {
 /* Takes p off the parked list.  It is freed after the current round of
  * events, which may still name it. */
 static void unpark(struct sup *s, struct call *p) {
+  if (s->trace != NULL)
+    trace_call_abandoned(s->trace, p); /* unless it was answered */
   for (struct call **pp = &s->parked; *pp != NULL; pp = &(*pp)->next) {
     if (*pp == p) {
       *pp = p->next;
@@ -146,6 +150,8 @@ static void resume(struct sup *s, struct call *p) {
     return;
   }
   cloudabi_errno_t e = syscall_table[p->sysno].handler(p);
+  if (s->trace != NULL)
+    trace_call_done(s->trace, p, e);
   if (e == CALL_PARKED)
     return;
   reply(s, p->id, e, p->result);
@@ -176,8 +182,9 @@ static void handle_notification(struct sup *s) {
   }
   uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
   struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
-  if (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
-      syscall_table[sysno].handler == NULL) {
+  bool traced_local = n->data.nr == TRAP_NR_TRACE && proc != NULL;
+  if (!traced_local && (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
+                        syscall_table[sysno].handler == NULL)) {
     reply(s, n->id, CLOUDABI_ENOSYS, 0);
     return;
   }
@@ -190,7 +197,18 @@ static void handle_notification(struct sup *s) {
       .wait_fd = -1,
   };
   memcpy(c.args, n->data.args, sizeof(c.args));
+  if (traced_local) {
+    /* The tracing vDSO reports a call it performed (trace.c). */
+    reply(s, c.id,
+          s->trace != NULL ? trace_local_call(s->trace, &c) : CLOUDABI_ENOSYS,
+          0);
+    return;
+  }
+  if (s->trace != NULL)
+    trace_call_enter(s->trace, &c);
   cloudabi_errno_t e = dispatch(&c);
+  if (s->trace != NULL)
+    trace_call_done(s->trace, &c, e);
   if (e != CALL_PARKED)
     reply(s, c.id, e, c.result);
 }
@@ -202,6 +220,7 @@ static struct gproc *proc_new(struct sup *s, pid_t pid) {
   if (p == NULL)
     return NULL;
   p->pid = pid;
+  p->serial = ++s->nprocs_made;
   captab_init(&p->fds);
   p->next = s->procs;
   s->procs = p;
@@ -238,6 +257,7 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   if (sig == SIGSYS && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
       si.si_code == 1 /* SYS_SECCOMP */) {
     /* A forbidden Linux system call: the process dies at once. */
+    report_forbidden(s, proc, tid, &si);
     if (proc != NULL) {
       proc->killed_for_syscall = si.si_syscall + 1;
       proc->killed_at_ip = (uint64_t)(uintptr_t)si.si_call_addr;
@@ -247,6 +267,8 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
     return;
   }
   /* No handlers exist in CloudABI: the default action applies. */
+  report_signal(s, proc, tid, sig,
+                ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 ? &si : NULL);
   ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
@@ -258,6 +280,9 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
   if (proc == NULL || tid != proc->pid)
     return;
   /* The thread group leader is reported last: the process is gone. */
+  if (s->trace != NULL)
+    trace_proc_exit(s->trace, proc->serial, status,
+                    proc->killed_for_syscall != 0);
   if (proc->pid == s->main_pid) {
     char name[32];
     if (proc->killed_for_syscall != 0) {
@@ -391,6 +416,16 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     return -1;
   }
 
+  if (s->opts->trace.enabled) {
+    char why[512];
+    s->trace = trace_open(&s->opts->trace, why, sizeof(why));
+    if (s->trace == NULL) {
+      msg(s, "%s", why);
+      return -1;
+    }
+    lc->trace_local = s->opts->trace.local; /* the tracing vDSO */
+  }
+
   /* The initial descriptor table: guest descriptor i is lc->fds[i]. */
   struct gproc *proc = proc_new(s, 0);
   if (proc == NULL)
@@ -458,6 +493,7 @@ static void teardown(struct sup *s) {
     close(s->sigfd);
   free(s->notif);
   free(s->scratch);
+  trace_close(s->trace);
 }
 
 int sup_run(const struct sup_options *opts, int prog_fd,
