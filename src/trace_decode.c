@@ -47,7 +47,7 @@ static void fd(struct temit *e, const char *key, uint64_t x) {
  * JSON, which no decoded value looks like. */
 static void unread(struct temit *e, const char *key, uint64_t addr) {
   if (!e->json) {
-    unread(e, key, addr);
+    te_hex(e, key, addr);
     return;
   }
   te_open(e, key, TE_STRUCT);
