@@ -90,8 +90,8 @@ void trace_signal(struct tracer *t, unsigned proc, pid_t tid,
 /* The filter refused a Linux system call: its name, arguments, address
  * (where: that address as "program+0x1234", or NULL). */
 void trace_forbidden(struct tracer *t, unsigned proc, pid_t tid,
-                     const char *name, int nr, uint64_t ip,
-                     const char *where, const uint64_t args[6]);
+                     const char *name, int nr, uint64_t ip, const char *where,
+                     const uint64_t args[6]);
 /* A process ended with wait status `status`; forbidden: it was killed for a
  * forbidden system call (reported as SIGSYS, the exit status says so). */
 void trace_proc_exit(struct tracer *t, unsigned proc, int status,

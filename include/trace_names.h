@@ -34,8 +34,8 @@ const struct trace_enum *trace_enum_by_type(const char *type);
  * a number for a value without a name.  Rights are spelled as the config
  * spells them (FD_READ, not RIGHT_FD_READ).  Returns buf.
  */
-const char *trace_enum_format(const struct trace_enum *d, uint64_t v,
-                              char *buf, size_t size);
+const char *trace_enum_format(const struct trace_enum *d, uint64_t v, char *buf,
+                              size_t size);
 
 /* "EBADF", or NULL for a value the ABI does not define. */
 const char *trace_errno_name(cloudabi_errno_t e);

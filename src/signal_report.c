@@ -100,8 +100,8 @@ static bool where_is(pid_t tid, uint64_t addr, char *buf, size_t size) {
     while (fgets(line, sizeof(line), f) != NULL) {
       int name_at = 0;
       line[strcspn(line, "\n")] = '\0';
-      if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &lo,
-                 &hi, &name_at) >= 2 &&
+      if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &lo, &hi,
+                 &name_at) >= 2 &&
           name_at > 0 && strcmp(line + name_at, file) == 0 && lo < base)
         base = lo;
     }
@@ -176,8 +176,8 @@ void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid,
   char where[256];
   bool located = where_is(tid, ip, where, sizeof(where));
   char number[16];
-  char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
-                                                si->si_syscall);
+  char *name =
+      seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, si->si_syscall);
   snprintf(number, sizeof(number), "%d", si->si_syscall);
   trace_forbidden(s->trace, proc != NULL ? proc->serial : 0, tid,
                   name != NULL ? name : number, si->si_syscall, ip,

@@ -66,8 +66,8 @@ struct tracer *trace_open(const struct trace_options *o, char *why,
       trace_close(t);
       return NULL;
     }
-    t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
-                 0666);
+    t->fd =
+        open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
     if (t->fd < 0) {
       snprintf(why, why_size, "cannot open the trace file %s: %s", path,
                strerror(errno));
@@ -144,8 +144,9 @@ static void finish(struct tracer *t) {
       continue;
     if (n <= 0) {
       t->broken = true;
-      fprintf(stderr, "cloudabi-run: writing the trace failed: %s; "
-                      "tracing stopped\n",
+      fprintf(stderr,
+              "cloudabi-run: writing the trace failed: %s; "
+              "tracing stopped\n",
               n < 0 ? strerror(errno) : "no progress");
       return;
     }
@@ -272,8 +273,8 @@ void trace_call_done(struct tracer *t, struct call *c, cloudabi_errno_t e) {
     if (c->parked || t->o.failed_only)
       return;
     view_of(t, c, TP_UNFINISHED, &mem, &v);
-    call_line(t, proc_number(c), (pid_t)c->tid, &v, 0, c->trace_start_ns,
-              0, LINE_UNFINISHED, false);
+    call_line(t, proc_number(c), (pid_t)c->tid, &v, 0, c->trace_start_ns, 0,
+              LINE_UNFINISHED, false);
     return;
   }
   uint64_t start = c->trace_start_ns;
@@ -317,7 +318,9 @@ cloudabi_errno_t trace_local_call(struct tracer *t, struct call *c) {
   struct trace_mem mem = {read_guest, c};
   struct trace_view v = {
       .d = &syscall_table[r.sysno],
-      .phase = noreturn ? TP_NORETURN : r.error == 0 ? TP_OK : TP_FAILED,
+      .phase = noreturn       ? TP_NORETURN
+               : r.error == 0 ? TP_OK
+                              : TP_FAILED,
       .outs_in_memory = true,
       .mem = &mem,
       .strsize = t->o.strsize,
@@ -337,9 +340,9 @@ static const struct {
   size_t offset;
 } reg_names[] = {
 #define REG(n) {#n, offsetof(struct user_regs_struct, n)},
-    REG(rip) REG(rsp) REG(rbp) REG(eflags) REG(rax) REG(rbx) REG(rcx)
-    REG(rdx) REG(rsi) REG(rdi) REG(r8) REG(r9) REG(r10) REG(r11) REG(r12)
-    REG(r13) REG(r14) REG(r15) REG(fs_base)
+    REG(rip) REG(rsp) REG(rbp) REG(eflags) REG(rax) REG(rbx) REG(rcx) REG(rdx)
+        REG(rsi) REG(rdi) REG(r8) REG(r9) REG(r10) REG(r11) REG(r12) REG(r13)
+            REG(r14) REG(r15) REG(fs_base)
 #undef REG
 };
 #define NREGS (sizeof(reg_names) / sizeof(reg_names[0]))
@@ -414,8 +417,8 @@ void trace_signal(struct tracer *t, unsigned proc, pid_t tid,
 }
 
 void trace_forbidden(struct tracer *t, unsigned proc, pid_t tid,
-                     const char *name, int nr, uint64_t ip,
-                     const char *where, const uint64_t args[6]) {
+                     const char *name, int nr, uint64_t ip, const char *where,
+                     const uint64_t args[6]) {
   struct temit *e = begin(t, "forbidden", proc, tid, now_ns());
   if (e->json) {
     te_sym(e, "syscall", name);

@@ -19,7 +19,9 @@ static bool rd(const struct trace_view *v, uint64_t addr, void *buf,
   return len == 0 || v->mem->read(v->mem->ctx, addr, buf, len);
 }
 
-static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b) {
+  return a < b ? a : b;
+}
 
 /* A value of the description's enumeration or flag set `type`. */
 static void sym(struct temit *e, const char *key, const char *type,
@@ -125,9 +127,9 @@ enum iov_show { IOV_DATA_IN, IOV_DATA_OUT, IOV_POINTERS };
 
 /* An iovec array: each buffer's data (written by the call, or for data
  * out the first `avail` bytes across them) or just where it is. */
-static void iovecs(struct temit *e, const struct trace_view *v,
-                   const char *key, uint64_t addr, uint64_t count,
-                   enum iov_show how, uint64_t avail) {
+static void iovecs(struct temit *e, const struct trace_view *v, const char *key,
+                   uint64_t addr, uint64_t count, enum iov_show how,
+                   uint64_t avail) {
   cloudabi_iovec_t iov[TRACE_MAX_ITEMS];
   size_t n = (size_t)min64(count, TRACE_MAX_ITEMS);
   if (!rd(v, addr, iov, n * sizeof(iov[0]))) {
@@ -335,8 +337,8 @@ static void recv_in_at(struct temit *e, const struct trace_view *v,
   /* What arrived is in recv_out. */
   cloudabi_recv_out_t ro;
   int out = arg_of_kind(v, ARG_recv_out);
-  bool done = v->phase == TP_OK && out >= 0 &&
-              rd(v, v->args[out], &ro, sizeof(ro));
+  bool done =
+      v->phase == TP_OK && out >= 0 && rd(v, v->args[out], &ro, sizeof(ro));
   te_open(e, key, TE_STRUCT);
   iovecs(e, v, "data", (uint64_t)(uintptr_t)ri.ri_data, ri.ri_data_len,
          done ? IOV_DATA_OUT : IOV_POINTERS, done ? ro.ro_datalen : 0);
@@ -564,8 +566,7 @@ void trace_decode_args(struct temit *e, const char *key,
   te_close(e);
 }
 
-static void out_value(struct temit *e, const struct trace_view *v,
-                      unsigned i) {
+static void out_value(struct temit *e, const struct trace_view *v, unsigned i) {
   const struct syscall_arg *a = &v->d->args[i];
   uint64_t val;
   if (!out_of(v, i, &val)) {

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void te_init(struct temit *e) { memset(e, 0, sizeof(*e)); }
+void te_init(struct temit *e) {
+  memset(e, 0, sizeof(*e));
+}
 
 void te_free(struct temit *e) {
   free(e->buf);
@@ -49,9 +51,13 @@ static void put(struct temit *e, const char *s, size_t n) {
   e->buf[e->len] = '\0';
 }
 
-static void putc_(struct temit *e, char c) { put(e, &c, 1); }
+static void putc_(struct temit *e, char c) {
+  put(e, &c, 1);
+}
 
-void te_raw(struct temit *e, const char *s) { put(e, s, strlen(s)); }
+void te_raw(struct temit *e, const char *s) {
+  put(e, s, strlen(s));
+}
 
 void te_printf(struct temit *e, const char *fmt, ...) {
   char small[128];
@@ -112,15 +118,13 @@ void te_close(struct temit *e) {
   if (e->depth == 0)
     return;
   e->depth--;
-  enum te_group g =
-      e->depth < TE_DEPTH ? e->stack[e->depth].group : TE_STRUCT;
+  enum te_group g = e->depth < TE_DEPTH ? e->stack[e->depth].group : TE_STRUCT;
   static const char text_close[] = {')', '}', '}', ']', '}'};
   putc_(e, e->json ? (g == TE_LIST ? ']' : '}') : text_close[g]);
 }
 
 static void truncated_flag(struct temit *e, const char *key) {
-  if (key == NULL || e->depth == 0 ||
-      e->stack[e->depth - 1].group == TE_LIST)
+  if (key == NULL || e->depth == 0 || e->stack[e->depth - 1].group == TE_LIST)
     return;
   te_raw(e, ",\"");
   te_raw(e, key);

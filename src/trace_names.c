@@ -33,8 +33,8 @@ static void append(char *buf, size_t size, size_t *len, const char *s) {
     *len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
 }
 
-const char *trace_enum_format(const struct trace_enum *d, uint64_t v,
-                              char *buf, size_t size) {
+const char *trace_enum_format(const struct trace_enum *d, uint64_t v, char *buf,
+                              size_t size) {
   if (size == 0)
     return buf;
   buf[0] = '\0';

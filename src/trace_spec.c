@@ -43,8 +43,9 @@ bool trace_spec_parse(const char *spec, struct trace_options *o, char *why,
   if (spec == NULL)
     return true;
   if (*spec == '\0') {
-    snprintf(why, why_size, "--trace=: nothing named (write --trace for "
-                            "every call)");
+    snprintf(why, why_size,
+             "--trace=: nothing named (write --trace for "
+             "every call)");
     return false;
   }
   for (const char *p = spec;;) {

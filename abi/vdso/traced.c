@@ -42,21 +42,21 @@ static void report(struct trap_trace_record *r) {
 #define ARG_NAME(i, kind, name, rights) name
 #define ARG_VALUE(i, kind, name, rights) [i] = (uint64_t)(uintptr_t)(name),
 #define ARGS_VALUES(n, args)                                                   \
-  {CLOUDABI_ARGS_FOREACH(ARG_VALUE, CLOUDABI_SEP_NONE, n, args)}
+  { CLOUDABI_ARGS_FOREACH(ARG_VALUE, CLOUDABI_SEP_NONE, n, args) }
 #define ARGS_NAMES(n, args)                                                    \
   CLOUDABI_ARGS_FOREACH(ARG_NAME, CLOUDABI_SEP_COMMA, n, args)
 
 /* A call that returns: run it, then report it with its errno. */
-#define WRAP_0(name, n, a)                                                  \
-  __attribute__((weak, visibility("hidden"))) cloudabi_errno_t                 \
-      vdso_untraced_##name(CLOUDABI_PARAMS(n, a)) {                         \
+#define WRAP_0(name, n, a)                                                     \
+  __attribute__((weak, visibility("hidden")))                                  \
+  cloudabi_errno_t vdso_untraced_##name(CLOUDABI_PARAMS(n, a)) {               \
     return CLOUDABI_ENOSYS;                                                    \
   }                                                                            \
-  VDSO_EXPORT cloudabi_errno_t cloudabi_sys_##name(CLOUDABI_PARAMS(n, a)) { \
-    struct trap_trace_record r = {.sysno = CLOUDABI_SYS_##name,               \
-                                  .args = ARGS_VALUES(n, a)};               \
+  VDSO_EXPORT cloudabi_errno_t cloudabi_sys_##name(CLOUDABI_PARAMS(n, a)) {    \
+    struct trap_trace_record r = {.sysno = CLOUDABI_SYS_##name,                \
+                                  .args = ARGS_VALUES(n, a)};                  \
     r.start_ns = now_ns();                                                     \
-    cloudabi_errno_t e = vdso_untraced_##name(ARGS_NAMES(n, a));            \
+    cloudabi_errno_t e = vdso_untraced_##name(ARGS_NAMES(n, a));               \
     r.end_ns = now_ns();                                                       \
     r.error = e;                                                               \
     report(&r);                                                                \
@@ -64,18 +64,18 @@ static void report(struct trap_trace_record *r) {
   }
 
 /* A call that never returns (proc_exit, thread_exit): report it first. */
-#define WRAP_1(name, n, a)                                                  \
+#define WRAP_1(name, n, a)                                                     \
   __attribute__((weak, visibility("hidden"))) _Noreturn void                   \
-      vdso_untraced_##name(CLOUDABI_PARAMS(n, a)) {                         \
+      vdso_untraced_##name(CLOUDABI_PARAMS(n, a)) {                            \
     __builtin_trap();                                                          \
   }                                                                            \
-  VDSO_EXPORT _Noreturn void cloudabi_sys_##name(CLOUDABI_PARAMS(n, a)) {   \
-    struct trap_trace_record r = {.sysno = CLOUDABI_SYS_##name,               \
+  VDSO_EXPORT _Noreturn void cloudabi_sys_##name(CLOUDABI_PARAMS(n, a)) {      \
+    struct trap_trace_record r = {.sysno = CLOUDABI_SYS_##name,                \
                                   .flags = TRAP_TRACE_NORETURN,                \
-                                  .args = ARGS_VALUES(n, a)};               \
+                                  .args = ARGS_VALUES(n, a)};                  \
     r.start_ns = r.end_ns = now_ns();                                          \
     report(&r);                                                                \
-    vdso_untraced_##name(ARGS_NAMES(n, a));                                 \
+    vdso_untraced_##name(ARGS_NAMES(n, a));                                    \
   }
 
 #define WRAP_X(b, name, n, args) WRAP_##b(name, n, args)

@@ -7,6 +7,7 @@
  *   "read"      a read of standard input, which the test feeds late, so
  *               that the call parks;
  *   "crash"     ends in a SIGSEGV;
+ *   "ill"       ends in a SIGILL (an undefined instruction);
  *   "forbidden" ends in a raw Linux system call the filter refuses.
  * The program exits with status 3 through proc_exit.
  * Config: out (stdout), file (data.txt holding 0123456789, read-only),
@@ -38,8 +39,8 @@ static void descriptor_calls(void) {
   /* Longer than the default string size: cut short in the trace. */
   write_str(out, "abcdefghijklmnopqrstuvwxyz0123456789ABCD\n", 41);
   /* Bytes that need escaping. */
-  static const char odd[] = {'\0', 1, 0x7f, (char)0xff, '\t', '"', '\\',
-                             ' ',  'e', '\r', '\n'};
+  static const char odd[] = {'\0', 1,   0x7f, (char)0xff, '\t', '"',
+                             '\\', ' ', 'e',  '\r',       '\n'};
   write_str(out, odd, sizeof(odd));
 
   char a[4], b[20];
@@ -102,6 +103,8 @@ void program_main(const argdata_t *ad) {
     parked_read();
   } else if (strcmp(what, "crash") == 0) {
     *(volatile int *)BAD_PTR = 1;
+  } else if (strcmp(what, "ill") == 0) {
+    __builtin_trap();
   } else if (strcmp(what, "forbidden") == 0) {
     rt_raw_syscall(2 /* Linux open */, (long)"/etc/passwd", 0, 0, 0, 0, 0);
   }

@@ -162,9 +162,10 @@ static void test_emit_json(void **state) {
   te_seconds(&e, "t", 1234567891);
   te_close(&e);
   assert_string_equal(
-      e.buf, "{\"args\":{\"a\":7,\"s\":{\"flags\":\"O_CREAT\"},\"l\":[{\"data\":"
-             "\"\\u0000\\\"\\u0080\",\"data_truncated\":true}],"
-             "\"l_truncated\":true},\"n\":null,\"t\":1.234567}");
+      e.buf,
+      "{\"args\":{\"a\":7,\"s\":{\"flags\":\"O_CREAT\"},\"l\":[{\"data\":"
+      "\"\\u0000\\\"\\u0080\",\"data_truncated\":true}],"
+      "\"l_truncated\":true},\"n\":null,\"t\":1.234567}");
   assert_true(json_valid(e.buf));
   /* Every byte value makes a valid JSON string. */
   unsigned char all[256];
@@ -187,19 +188,18 @@ static void test_names(void **state) {
   assert_string_equal(trace_enum_format(o, CLOUDABI_O_CREAT | CLOUDABI_O_EXCL,
                                         buf, sizeof(buf)),
                       "O_CREAT|O_EXCL");
-  assert_string_equal(trace_enum_format(o, CLOUDABI_O_TRUNC | 0x300, buf,
-                                        sizeof(buf)),
-                      "O_TRUNC|0x300");
+  assert_string_equal(
+      trace_enum_format(o, CLOUDABI_O_TRUNC | 0x300, buf, sizeof(buf)),
+      "O_TRUNC|0x300");
   const struct trace_enum *r = trace_enum_by_type("rights");
-  assert_string_equal(trace_enum_format(r,
-                                        CLOUDABI_RIGHT_FD_READ |
-                                            CLOUDABI_RIGHT_FD_SEEK,
-                                        buf, sizeof(buf)),
-                      "FD_READ|FD_SEEK");
+  assert_string_equal(
+      trace_enum_format(r, CLOUDABI_RIGHT_FD_READ | CLOUDABI_RIGHT_FD_SEEK, buf,
+                        sizeof(buf)),
+      "FD_READ|FD_SEEK");
   const struct trace_enum *c = trace_enum_by_type("clockid");
-  assert_string_equal(trace_enum_format(c, CLOUDABI_CLOCK_REALTIME, buf,
-                                        sizeof(buf)),
-                      "CLOCK_REALTIME");
+  assert_string_equal(
+      trace_enum_format(c, CLOUDABI_CLOCK_REALTIME, buf, sizeof(buf)),
+      "CLOCK_REALTIME");
   assert_string_equal(trace_enum_format(c, 77, buf, sizeof(buf)), "77");
   assert_string_equal(trace_enum_format(trace_enum_by_type("signal"),
                                         CLOUDABI_SIGSEGV, buf, sizeof(buf)),
@@ -228,7 +228,9 @@ static void test_errnos(void **state) {
 
 /* ---- --trace lists ---- */
 
-static uint64_t bit(unsigned sysno) { return UINT64_C(1) << sysno; }
+static uint64_t bit(unsigned sysno) {
+  return UINT64_C(1) << sysno;
+}
 
 static void test_spec(void **state) {
   (void)state;
@@ -268,8 +270,8 @@ static void test_spec(void **state) {
   trace_options_finish(&o);
   assert_true(o.select & bit(CLOUDABI_SYS_thread_yield));
 
-  static const char *const bad[] = {"", "fd,", ",fd", "flie", "fd_wr",
-                                    "trace.txt", "./a,./b", "FD"};
+  static const char *const bad[] = {"",      "fd,",       ",fd",     "flie",
+                                    "fd_wr", "trace.txt", "./a,./b", "FD"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     trace_options_init(&o);
     why[0] = '\0';
@@ -316,8 +318,7 @@ static unsigned char scratch[TRACE_STRSIZE_MAX];
 /* Decodes a call into e as "name(args) = result" (text) or a JSON object. */
 static const char *decode(struct temit *e, bool json, unsigned sysno,
                           const uint64_t *args, enum trace_phase phase,
-                          uint64_t result, bool in_memory,
-                          struct fake_mem *m) {
+                          uint64_t result, bool in_memory, struct fake_mem *m) {
   struct trace_mem mem = {fake_read, m};
   struct trace_view v = {
       .d = &syscall_table[sysno],
@@ -352,11 +353,10 @@ static void test_decode_file_open(void **state) {
   struct temit e;
   te_init(&e);
   uint64_t path = put(&m, "data/in.txt", 11);
-  cloudabi_fdstat_t fds = {
-      .fs_rights_base = CLOUDABI_RIGHT_FD_READ | CLOUDABI_RIGHT_FD_SEEK};
+  cloudabi_fdstat_t fds = {.fs_rights_base =
+                               CLOUDABI_RIGHT_FD_READ | CLOUDABI_RIGHT_FD_SEEK};
   uint64_t fdsp = put(&m, &fds, sizeof(fds));
-  uint64_t lookup =
-      3 | ((uint64_t)CLOUDABI_LOOKUP_SYMLINK_FOLLOW << 32);
+  uint64_t lookup = 3 | ((uint64_t)CLOUDABI_LOOKUP_SYMLINK_FOLLOW << 32);
   uint64_t args[7] = {lookup, path, 11, 0, fdsp, GUEST_BASE + 4000};
   assert_string_equal(
       decode(&e, false, CLOUDABI_SYS_file_open, args, TP_OK, 4, false, &m),
@@ -372,8 +372,7 @@ static void test_decode_file_open(void **state) {
   /* A path that cannot be read is shown as its address; a long one is cut. */
   args[1] = 0x10;
   assert_string_equal(
-      decode(&e, false, CLOUDABI_SYS_file_open, args, TP_FAILED, 0, false,
-             &m),
+      decode(&e, false, CLOUDABI_SYS_file_open, args, TP_FAILED, 0, false, &m),
       "file_open(3, 0x10, LOOKUP_SYMLINK_FOLLOW, 0, "
       "{filetype=FILETYPE_UNKNOWN, flags=0, rights=FD_READ|FD_SEEK, "
       "inheriting=0})");
@@ -411,8 +410,8 @@ static void test_decode_poll(void **state) {
   ev[0].type = CLOUDABI_EVENTTYPE_FD_READ;
   ev[0].fd_readwrite.nbytes = 11;
   ev[0].fd_readwrite.flags = CLOUDABI_EVENT_FD_READWRITE_HANGUP;
-  uint64_t args[7] = {put(&m, subs, sizeof(subs)), put(&m, ev, sizeof(ev)),
-                      2, GUEST_BASE + 4000};
+  uint64_t args[7] = {put(&m, subs, sizeof(subs)), put(&m, ev, sizeof(ev)), 2,
+                      GUEST_BASE + 4000};
   assert_string_equal(
       decode(&e, false, CLOUDABI_SYS_poll, args, TP_OK, 1, false, &m),
       "poll([{userdata=0x1, type=EVENTTYPE_CLOCK, clock={identifier=0x0, "
@@ -481,19 +480,19 @@ static void test_decode_sockets_and_pairs(void **state) {
   /* A local call's results are behind its pointers. */
   uint64_t t = 123456789;
   uint64_t clock[7] = {CLOUDABI_CLOCK_MONOTONIC, 0, put(&m, &t, sizeof(t))};
-  assert_string_equal(decode(&e, false, CLOUDABI_SYS_clock_time_get, clock,
-                             TP_OK, 0, true, &m),
-                      "clock_time_get(CLOCK_MONOTONIC, 0) = 123456789");
-  assert_string_equal(decode(&e, true, CLOUDABI_SYS_clock_time_get, clock,
-                             TP_OK, 0, true, &m),
-                      "{\"args\":{\"clock_id\":\"CLOCK_MONOTONIC\","
-                      "\"precision\":0},\"result\":{\"time\":123456789}}");
+  assert_string_equal(
+      decode(&e, false, CLOUDABI_SYS_clock_time_get, clock, TP_OK, 0, true, &m),
+      "clock_time_get(CLOCK_MONOTONIC, 0) = 123456789");
+  assert_string_equal(
+      decode(&e, true, CLOUDABI_SYS_clock_time_get, clock, TP_OK, 0, true, &m),
+      "{\"args\":{\"clock_id\":\"CLOCK_MONOTONIC\","
+      "\"precision\":0},\"result\":{\"time\":123456789}}");
   /* Bytes a call read are shown after it, up to what it used. */
-  uint64_t link[7] = {3, put(&m, "ln", 2), 2, put(&m, "target!!", 8), 8,
-                      GUEST_BASE};
-  assert_string_equal(decode(&e, false, CLOUDABI_SYS_file_readlink, link,
-                             TP_OK, 6, false, &m),
-                      "file_readlink(3, \"ln\", \"target\", 8) = 6");
+  uint64_t link[7] = {3, put(&m, "ln", 2), 2, put(&m, "target!!", 8),
+                      8, GUEST_BASE};
+  assert_string_equal(
+      decode(&e, false, CLOUDABI_SYS_file_readlink, link, TP_OK, 6, false, &m),
+      "file_readlink(3, \"ln\", \"target\", 8) = 6");
   te_free(&e);
 }
 
@@ -533,8 +532,8 @@ static void test_decode_every_row(void **state) {
       bool in_memory = rand() % 2;
       decode(&e, false, sysno, args, phase, result, in_memory, &m);
       assert_false(e.oom);
-      const char *j = decode(&e, true, sysno, args, phase, result, in_memory,
-                             &m);
+      const char *j =
+          decode(&e, true, sysno, args, phase, result, in_memory, &m);
       if (!json_valid(j))
         fail_msg("invalid JSON for %s: %s", syscall_table[sysno].name, j);
     }
@@ -585,8 +584,8 @@ static char *rig_close(struct rig *r) {
 }
 
 static struct call rig_call(struct rig *r, unsigned sysno) {
-  struct call c = {.sup = &r->s, .proc = &r->proc, .tid = 42,
-                   .sysno = sysno, .wait_fd = -1};
+  struct call c = {
+      .sup = &r->s, .proc = &r->proc, .tid = 42, .sysno = sysno, .wait_fd = -1};
   c.args[0] = 3;
   c.args[1] = 0x10;
   c.args[2] = 1;
@@ -686,8 +685,7 @@ static void test_tracer_signals(void **state) {
   trace_signal(r.t, 0, 42, &si);
   trace_forbidden(r.t, 1, 42, "open", 2, 0x99, "prog+0x99", args);
   char *text = rig_close(&r);
-  for (char *line = strtok(text, "\n"); line != NULL;
-       line = strtok(NULL, "\n"))
+  for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
     if (!json_valid(line))
       fail_msg("invalid JSON: %s", line);
 }
