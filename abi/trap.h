@@ -57,4 +57,27 @@
 #define VDSO_COPY_END_SYMBOL "cloudabi_vdso_copy_end"
 #define VDSO_COPY_FAULT_SYMBOL "cloudabi_vdso_copy_fault"
 
+/*
+ * The tracing vDSO's report (cloudabi-run --trace=...,local): after a call
+ * the vDSO performed in the guest returns, or before one that never
+ * returns, the vDSO issues TRAP_NR_TRACE with a pointer to this record on
+ * its stack.  The supervisor only reads it to print the call; the answer
+ * is 0, or an error the vDSO ignores.  Out values are read from the call's
+ * own out_* pointers.  Times are CLOCK_MONOTONIC nanoseconds.
+ */
+#define TRAP_NR_TRACE (TRAP_NR_BASE + 0x101)
+#define TRAP_TRACE_NORETURN 0x1 /* sent before a call that does not return */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+struct trap_trace_record {
+  uint32_t sysno;
+  uint16_t error; /* the CloudABI errno the call returned */
+  uint16_t flags; /* TRAP_TRACE_* */
+  uint64_t args[7];
+  uint64_t start_ns, end_ns;
+};
+_Static_assert(sizeof(struct trap_trace_record) == 80, "trace record");
+#endif
+
 #endif

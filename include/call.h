@@ -39,6 +39,7 @@ struct call {
   uint32_t wait_events;
   uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 for none */
   void *state;            /* handler-owned, freed with the call */
+  uint64_t trace_start_ns; /* when a traced call arrived; 0: not traced */
 };
 
 typedef cloudabi_errno_t call_handler_t(struct call *c);

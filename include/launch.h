@@ -6,6 +6,7 @@
 #ifndef LAUNCH_H
 #define LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,9 @@ struct launch_config {
   size_t argdata_len;
   struct launch_fd *fds; /* malloc'ed */
   size_t nfds;
+  /* Map the tracing vDSO, which reports the calls it performs itself
+   * (cloudabi-run --trace=...,local); set by the supervisor. */
+  bool trace_local;
 };
 
 /* Closes every descriptor and frees the buffers; safe on a zeroed struct. */

@@ -6,12 +6,14 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "trace.h"
 
 struct options {
   const char *program;
   const char *config; /* NULL: standard input */
   bool plan;          /* --plan: print the plan and exit */
   enum plan_format plan_format;
+  struct trace_options trace; /* --trace and friends */
 };
 
 enum options_result {

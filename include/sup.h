@@ -14,6 +14,7 @@
 #include "captab.h"
 #include "launch.h"
 #include "filter.h"
+#include "trace.h"
 #include "vdso_info.h"
 
 /* A seccomp listener: one per process the loader started, shared by the
@@ -56,6 +57,7 @@ struct tidmap {
 struct sup_options {
   const char *program_name; /* for messages */
   bool quiet;
+  struct trace_options trace;
 };
 
 struct sup {
@@ -80,6 +82,7 @@ struct sup {
   unsigned nparked;
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
+  struct tracer *trace; /* NULL unless --trace */
 };
 
 /* Starts the program (fd prog_fd) with the launch configuration and runs

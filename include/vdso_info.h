@@ -2,6 +2,7 @@
 #ifndef VDSO_INFO_H
 #define VDSO_INFO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Offsets from the vDSO's load address. */
@@ -10,7 +11,8 @@ struct vdso_info {
   uint64_t ioslots; /* the data word pointing at the I/O slots */
 };
 
-/* Reads the offsets from the embedded image; -1 if they are missing. */
-int vdso_info_get(struct vdso_info *out);
+/* Reads the offsets from the embedded image (the tracing variant when
+ * traced); -1 if they are missing. */
+int vdso_info_get(bool traced, struct vdso_info *out);
 
 #endif

@@ -58,6 +58,8 @@ static void add_rules(struct rules *r) {
     if (syscall_table[i].handler != NULL)
       add(r, SCMP_ACT_NOTIFY, TRAP_NR_BASE + (int)i, 0, NULL);
   add(r, SCMP_ACT_NOTIFY, TRAP_NR_BOOT, 0, NULL);
+  /* The tracing vDSO's reports; answered ENOSYS unless --trace=local. */
+  add(r, SCMP_ACT_NOTIFY, TRAP_NR_TRACE, 0, NULL);
 
   /* Memory, never writable and executable at once (W^X). */
   static const uint64_t prots[] = {PROT_NONE,

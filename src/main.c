@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
   } else if (e == 0 && path_check_kernel(why, sizeof(why)) != 0) {
     fprintf(stderr, "cloudabi-run: %s\n", why);
   } else if (e == 0) {
-    struct sup_options so = {.program_name = o.program};
+    struct sup_options so = {.program_name = o.program, .trace = o.trace};
     status = sup_run(&so, fd, &lc);
   }
   launch_config_free(&lc);

@@ -1,7 +1,9 @@
 /* cloudabi-run's command line; see options.h. */
 #include "options.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef CLOUDABI_RUN_VERSION
@@ -16,26 +18,65 @@ static void usage(FILE *f) {
              "get, with its\n"
              "                      rights and where the config names it, and "
              "exit\n"
+             "  --trace[=LIST]      trace the program's system calls on "
+             "standard error;\n"
+             "                      LIST: names (fd_write) and families (fd, "
+             "file, mem,\n"
+             "                      poll, proc, sock, clock, lock, condvar, "
+             "random,\n"
+             "                      thread), \"local\" for the calls the vDSO "
+             "performs\n"
+             "                      itself (slower), and one output file "
+             "with a \"/\"\n"
+             "                      (--trace=fd,file,./trace.txt)\n"
+             "  --trace-output=FILE write the trace to FILE\n"
+             "  --trace-format=text|json\n"
+             "                      one line per event, like strace, or "
+             "one JSON object\n"
+             "  --trace-failed      only calls that fail\n"
+             "  -T, --trace-time    how long each call took\n"
+             "  --trace-timestamps  seconds since the start, before each "
+             "line\n"
+             "  --trace-strsize=N   bytes of each string shown (default 32)\n"
+             "                      (any --trace-* option turns tracing on)\n"
              "  -h, --help          show this help\n"
              "      --version       show the version\n");
 }
 
 enum options_result options_parse(int argc, char **argv, struct options *o,
                                   FILE *out, FILE *err) {
-  enum { OPT_VERSION = 256, OPT_PLAN };
+  enum {
+    OPT_VERSION = 256,
+    OPT_PLAN,
+    OPT_TRACE,
+    OPT_TRACE_OUTPUT,
+    OPT_TRACE_FORMAT,
+    OPT_TRACE_FAILED,
+    OPT_TRACE_TIMESTAMPS,
+    OPT_TRACE_STRSIZE,
+  };
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {"plan", optional_argument, NULL, OPT_PLAN},
+      {"trace", optional_argument, NULL, OPT_TRACE},
+      {"trace-output", required_argument, NULL, OPT_TRACE_OUTPUT},
+      {"trace-format", required_argument, NULL, OPT_TRACE_FORMAT},
+      {"trace-failed", no_argument, NULL, OPT_TRACE_FAILED},
+      {"trace-time", no_argument, NULL, 'T'},
+      {"trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS},
+      {"trace-strsize", required_argument, NULL, OPT_TRACE_STRSIZE},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof(*o));
   o->plan_format = PLAN_TEXT;
+  trace_options_init(&o->trace);
+  char why[256];
   /* Keep getopt quiet: its messages would not say where they come from. */
   opterr = 0;
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+hT", longopts, NULL)) != -1) {
     switch (c) {
     case 'h':
       usage(out);
@@ -57,6 +98,59 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
         return OPTIONS_USAGE;
       }
       break;
+    case OPT_TRACE:
+      if (!trace_spec_parse(optarg, &o->trace, why, sizeof(why))) {
+        fprintf(err, "cloudabi-run: %s\n", why);
+        return OPTIONS_USAGE;
+      }
+      break;
+    case OPT_TRACE_OUTPUT:
+      o->trace.enabled = true;
+      o->trace.output = optarg;
+      o->trace.output_len = strlen(optarg);
+      break;
+    case OPT_TRACE_FORMAT:
+      o->trace.enabled = true;
+      if (strcmp(optarg, "text") == 0) {
+        o->trace.format = TRACE_TEXT;
+      } else if (strcmp(optarg, "json") == 0) {
+        o->trace.format = TRACE_JSON;
+      } else {
+        fprintf(err,
+                "cloudabi-run: --trace-format: unknown format \"%s\" "
+                "(expected text or json)\n",
+                optarg);
+        return OPTIONS_USAGE;
+      }
+      break;
+    case OPT_TRACE_FAILED:
+      o->trace.enabled = true;
+      o->trace.failed_only = true;
+      break;
+    case 'T':
+      o->trace.enabled = true;
+      o->trace.durations = true;
+      break;
+    case OPT_TRACE_TIMESTAMPS:
+      o->trace.enabled = true;
+      o->trace.timestamps = true;
+      break;
+    case OPT_TRACE_STRSIZE: {
+      char *end;
+      errno = 0;
+      unsigned long n = strtoul(optarg, &end, 10);
+      if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
+          errno != 0 || n > TRACE_STRSIZE_MAX) {
+        fprintf(err,
+                "cloudabi-run: --trace-strsize: \"%s\" is not a number "
+                "from 0 to %u\n",
+                optarg, TRACE_STRSIZE_MAX);
+        return OPTIONS_USAGE;
+      }
+      o->trace.enabled = true;
+      o->trace.strsize = n;
+      break;
+    }
     default:
       if (optopt != 0 && optopt < 256)
         fprintf(err, "cloudabi-run: unknown option -%c\n", optopt);
@@ -70,6 +164,7 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     usage(err);
     return OPTIONS_USAGE;
   }
+  trace_options_finish(&o->trace);
   o->program = argv[optind];
   if (argc - optind == 2 && strcmp(argv[optind + 1], "-") != 0)
     o->config = argv[optind + 1];

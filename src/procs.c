@@ -68,7 +68,8 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
                           size_t argdata_len, struct captab *fds, char *why,
                           size_t why_size) {
   struct launch_config lc = {.argdata = (uint8_t *)argdata,
-                             .argdata_len = argdata_len};
+                             .argdata_len = argdata_len,
+                             .trace_local = s->opts->trace.local};
   struct spawned sp;
   if (s->nprocs >= SUP_MAX_PROCS) {
     snprintf(why, why_size, "too many processes");

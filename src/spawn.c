@@ -36,6 +36,7 @@
 
 extern const char blob_stub_start[], blob_stub_end[];
 extern const char blob_vdso_start[], blob_vdso_end[];
+extern const char blob_vdso_trace_start[], blob_vdso_trace_end[];
 
 static int fail(char *why, size_t size, const char *fmt, const char *arg) {
   snprintf(why, size, fmt, arg);
@@ -239,8 +240,13 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
   *stub_status = 0;
   stub = memfd_with("cloudabi-loader", blob_stub_start,
                     (size_t)(blob_stub_end - blob_stub_start), true);
-  vdso = memfd_with("cloudabi-vdso", blob_vdso_start,
-                    (size_t)(blob_vdso_end - blob_vdso_start), false);
+  if (lc->trace_local)
+    vdso = memfd_with("cloudabi-vdso", blob_vdso_trace_start,
+                      (size_t)(blob_vdso_trace_end - blob_vdso_trace_start),
+                      false);
+  else
+    vdso = memfd_with("cloudabi-vdso", blob_vdso_start,
+                      (size_t)(blob_vdso_end - blob_vdso_start), false);
   block = launch_block(lc, filter, flags);
   ioslots = ioslots_region(&io_map);
   if (stub < 0 || vdso < 0 || block < 0 || ioslots < 0) {

@@ -28,11 +28,13 @@
 #include "filter.h"
 #include "guestmem.h"
 #include "hostio.h"
+#include "signal_report.h"
 #include "signals.h"
 #include "spawn.h"
 #include "syscall_table.h"
 #include "tasks.h"
 #include "sup_internal.h"
+#include "trace.h"
 #include "trap.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -114,6 +116,8 @@ bool sup_park_fd(struct call *c, int fd, uint32_t events) {
 /* Takes p off the parked list.  It is freed after the current round of
  * events, which may still name it. */
 static void unpark(struct sup *s, struct call *p) {
+  if (s->trace != NULL)
+    trace_call_abandoned(s->trace, p); /* unless it was answered */
   for (struct call **pp = &s->parked; *pp != NULL; pp = &(*pp)->next) {
     if (*pp == p) {
       *pp = p->next;
@@ -147,6 +151,8 @@ static void resume(struct sup *s, struct call *p) {
     return;
   }
   cloudabi_errno_t e = syscall_table[p->sysno].handler(p);
+  if (s->trace != NULL)
+    trace_call_done(s->trace, p, e);
   if (e == CALL_PARKED)
     return;
   if (e != CALL_ABANDONED)
@@ -181,8 +187,9 @@ static void handle_notification(struct sup *s, int listener) {
     sup_reply(listener, n->id, 0, 0);
     return;
   }
-  if (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
-      syscall_table[sysno].handler == NULL) {
+  bool traced_local = n->data.nr == TRAP_NR_TRACE && proc != NULL;
+  if (!traced_local && (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
+                        syscall_table[sysno].handler == NULL)) {
     sup_reply(listener, n->id, CLOUDABI_ENOSYS, 0);
     return;
   }
@@ -196,7 +203,19 @@ static void handle_notification(struct sup *s, int listener) {
       .wait_fd = -1,
   };
   memcpy(c.args, n->data.args, sizeof(c.args));
+  if (traced_local) {
+    /* The tracing vDSO reports a call it performed (trace.c). */
+    sup_reply(listener, c.id,
+              s->trace != NULL ? trace_local_call(s->trace, &c)
+                               : CLOUDABI_ENOSYS,
+              0);
+    return;
+  }
+  if (s->trace != NULL)
+    trace_call_enter(s->trace, &c);
   cloudabi_errno_t e = dispatch(&c);
+  if (s->trace != NULL)
+    trace_call_done(s->trace, &c, e);
   if (e != CALL_PARKED && e != CALL_ABANDONED)
     sup_reply(listener, c.id, e, c.result);
 }
@@ -244,6 +263,7 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   if (sig == SIGSYS && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
       si.si_code == 1 /* SYS_SECCOMP */) {
     /* A forbidden Linux system call: the process dies at once. */
+    report_forbidden(s, proc, tid, &si);
     if (proc != NULL) {
       proc->killed_for_syscall = si.si_syscall + 1;
       proc->killed_at_ip = (uint64_t)(uintptr_t)si.si_call_addr;
@@ -253,6 +273,8 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
     return;
   }
   /* No handlers exist in CloudABI: the default action applies. */
+  report_signal(s, proc, tid, sig,
+                ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 ? &si : NULL);
   ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
@@ -268,6 +290,9 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
     proc->info->exited = true;
     proc->info->status = status;
   }
+  if (s->trace != NULL)
+    trace_proc_exit(s->trace, proc->number, status,
+                    proc->killed_for_syscall != 0);
   if (proc->pid == s->main_pid) {
     char name[32];
     if (proc->killed_for_syscall != 0) {
@@ -385,7 +410,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   s->notif_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
                       ? sizes.seccomp_notif
                       : sizeof(struct seccomp_notif);
-  if (vdso_info_get(&s->vdso) != 0) {
+  if (vdso_info_get(s->opts->trace.local, &s->vdso) != 0) {
     msg(s, "the embedded vDSO lacks its copy routine symbols");
     return -1;
   }
@@ -412,6 +437,14 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     return -1;
   }
 
+  if (s->opts->trace.enabled) {
+    char twhy[512];
+    s->trace = trace_open(&s->opts->trace, twhy, sizeof(twhy));
+    if (s->trace == NULL) {
+      msg(s, "%s", twhy);
+      return -1;
+    }
+  }
   char why[256];
   if (filter_build(&s->filter, why, sizeof(why)) != 0) {
     msg(s, "%s", why);
@@ -468,6 +501,7 @@ static void teardown(struct sup *s) {
     close(s->sigfd);
   free(s->notif);
   free(s->scratch);
+  trace_close(s->trace);
 }
 
 int sup_run(const struct sup_options *opts, int prog_fd,

@@ -2,15 +2,18 @@
 #include "vdso_info.h"
 
 #include <elf.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "trap.h"
 
 extern const char blob_vdso_start[], blob_vdso_end[];
+extern const char blob_vdso_trace_start[], blob_vdso_trace_end[];
 
-static int lookup(const char *name, uint64_t *value) {
-  const char *img = blob_vdso_start;
-  size_t size = (size_t)(blob_vdso_end - blob_vdso_start);
+static int lookup(bool traced, const char *name, uint64_t *value) {
+  const char *img = traced ? blob_vdso_trace_start : blob_vdso_start;
+  size_t size = (size_t)(traced ? blob_vdso_trace_end - blob_vdso_trace_start
+                                : blob_vdso_end - blob_vdso_start);
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
   if (size < sizeof(*eh) || eh->e_shoff > size ||
       eh->e_shnum > (size - eh->e_shoff) / sizeof(Elf64_Shdr))
@@ -34,11 +37,11 @@ static int lookup(const char *name, uint64_t *value) {
   return -1;
 }
 
-int vdso_info_get(struct vdso_info *out) {
-  if (lookup(VDSO_COPY_BEGIN_SYMBOL, &out->copy_begin) != 0 ||
-      lookup(VDSO_COPY_END_SYMBOL, &out->copy_end) != 0 ||
-      lookup(VDSO_COPY_FAULT_SYMBOL, &out->copy_fault) != 0 ||
-      lookup(VDSO_IOSLOTS_SYMBOL, &out->ioslots) != 0)
+int vdso_info_get(bool traced, struct vdso_info *out) {
+  if (lookup(traced, VDSO_COPY_BEGIN_SYMBOL, &out->copy_begin) != 0 ||
+      lookup(traced, VDSO_COPY_END_SYMBOL, &out->copy_end) != 0 ||
+      lookup(traced, VDSO_COPY_FAULT_SYMBOL, &out->copy_fault) != 0 ||
+      lookup(traced, VDSO_IOSLOTS_SYMBOL, &out->ioslots) != 0)
     return -1;
   return 0;
 }

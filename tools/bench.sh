@@ -3,6 +3,9 @@
 # cloudabi-run, plus the bare seccomp user-notify round trip, as medians of
 # RUNS runs (default 5) in this one invocation, with the ratios.
 #   tools/bench.sh [NAME,NAME...]      only the named benchmarks
+# Tracing's cost: the rows NAME_traced run NAME again under
+# --trace=/dev/null, and NAME_traced_local under --trace=/dev/null,local
+# (the tracing vDSO); their native column is NAME's.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib/setup.sh"
@@ -16,12 +19,26 @@ build_tree "$ROOT/build" >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; exit 
 B=$ROOT/build
 mkdir "$TMP/dir"
 sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$ONLY|" "$ROOT/bench/bench.yaml" >"$TMP/bench.yaml"
+# BENCHMARK:ROW:OPTION, traced runs of one benchmark each.
+TRACED="write1:write1_traced:--trace=/dev/null clock:clock_traced_local:--trace=/dev/null,local"
+traced=()
+for t in $TRACED; do
+  IFS=: read -r name row opt <<<"$t"
+  case ",${ONLY:-$name}," in *",$name,"*) ;; *) continue ;; esac
+  sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$name|" "$ROOT/bench/bench.yaml" >"$TMP/bench-$row.yaml"
+  traced+=("$name:$row:$opt")
+done
 
 : >"$TMP/native" ; : >"$TMP/guest" ; : >"$TMP/notify"
 for _ in $(seq "$RUNS"); do
   "$B/bench/bench-native" "$TMP/dir" "$ONLY" >>"$TMP/native"
   "$B/src/cloudabi-run" "$B/guest/bench" "$TMP/bench.yaml" >>"$TMP/guest"
   "$B/bench/notify_rtt" >>"$TMP/notify"
+  for t in "${traced[@]}"; do
+    IFS=: read -r name row opt <<<"$t"
+    "$B/src/cloudabi-run" "$opt" "$B/guest/bench" "$TMP/bench-$row.yaml" |
+      sed "s/^$name /$row /" >>"$TMP/guest"
+  done
 done
 
 median() { # NAME FILE
@@ -33,7 +50,7 @@ rtt=$(median notify_rtt "$TMP/notify")
 printf '%-22s %12s %12s %8s %10s\n' benchmark native_ns cloudabi_ns ratio vs_notify
 printf '%-22s %12s %12s %8s %10s\n' notify_rtt - "$rtt" - 1.00
 for name in $(awk '{print $1}' "$TMP/guest" | awk '!seen[$0]++'); do
-  n=$(median "$name" "$TMP/native")
+  n=$(median "${name%%_traced*}" "$TMP/native")
   g=$(median "$name" "$TMP/guest")
   awk -v name="$name" -v n="$n" -v g="$g" -v r="$rtt" 'BEGIN {
     printf "%-22s %12s %12s %8s %10.2f\n", name, n, g,

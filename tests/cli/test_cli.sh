@@ -164,6 +164,33 @@ sed -i "s|/PLACEHOLDER|$TMP|" create.yaml
 "$RUN" "$PROG" create.yaml >out.txt 2>&1 || fail "a run with create"
 [ -f new.txt ] && [ -S s.sock ] || fail "a run did not create"
 
+# --- --trace: to standard error by default, to a file, bad options ---
+expect 0 "" "[1] +++ exited with 0 +++" -- "$RUN" --trace "$PROG" good.yaml
+# Any --trace-* option turns tracing on.
+expect 0 "" '{"type":"exit","proc":1,"status":0}' -- \
+  "$RUN" --trace-format=json "$PROG" good.yaml
+expect 0 "" "" -- "$RUN" --trace=proc,./trace.txt "$PROG" good.yaml
+[ "$(cat trace.txt)" = "[1] +++ exited with 0 +++" ] || fail "--trace=./trace.txt"
+expect 0 "" "" -- "$RUN" --trace-output=trace2.txt -T "$PROG" good.yaml
+[ "$(cat trace2.txt)" = "[1] +++ exited with 0 +++" ] || fail "--trace-output"
+grep -q -- '--trace\[=LIST\]' <("$RUN" --help) || fail "--help mentions --trace"
+expect 127 "" 'cloudabi-run: --trace: unknown system call or family "flie" (a file name needs a "/", as in ./flie)' -- \
+  "$RUN" --trace=fd,flie "$PROG" good.yaml
+expect 127 "" 'cloudabi-run: --trace=: nothing named (write --trace for every call)' -- \
+  "$RUN" --trace= "$PROG" good.yaml
+expect 127 "" 'cloudabi-run: --trace=fd,: empty item in the list' -- \
+  "$RUN" --trace=fd, "$PROG" good.yaml
+expect 127 "" 'cloudabi-run: --trace: more than one output file' -- \
+  "$RUN" --trace=./a,./b "$PROG" good.yaml
+expect 127 "" 'cloudabi-run: --trace-format: unknown format "xml" (expected text or json)' -- \
+  "$RUN" --trace-format=xml "$PROG" good.yaml
+for n in -1 abc 1048577 ""; do
+  expect 127 "" "cloudabi-run: --trace-strsize: \"$n\" is not a number from 0 to 1048576" -- \
+    "$RUN" --trace-strsize="$n" "$PROG" good.yaml
+done
+expect 127 "" "cloudabi-run: cannot open the trace file $TMP/no/such/dir: No such file or directory" -- \
+  "$RUN" --trace-output="$TMP/no/such/dir" "$PROG" good.yaml
+
 if [ $failures -eq 0 ]; then
   echo "test_cli: all passed"
 else
