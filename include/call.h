@@ -36,6 +36,7 @@ struct call {
   uint32_t wait_events;
   uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 for none */
   void *state;            /* handler-owned, freed with the call */
+  void (*state_free)(void *state); /* how; NULL: free() */
 };
 
 typedef cloudabi_errno_t call_handler_t(struct call *c);

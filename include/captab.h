@@ -21,6 +21,12 @@ struct hostobj {
   cloudabi_fdflags_t flags;
   bool is_socket;        /* non-blocking I/O by MSG_DONTWAIT */
   bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
+  /* Process descriptors (type PROCESS) only.  Whoever reaps the process
+   * sets these, and only then makes fd readable: poll's PROC_TERMINATE
+   * waits for fd to become readable and reports them (src/poll.c). */
+  bool terminated;
+  cloudabi_signal_t term_signal;     /* the signal that ended it, or 0 */
+  cloudabi_exitcode_t term_exitcode; /* its exit code if it exited */
 };
 
 struct capability {

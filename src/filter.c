@@ -108,15 +108,19 @@ static void add_rules(struct rules *r) {
   /* Threads, locks and condition variables (futexes on guest words). */
   static const uint64_t clone_flags[] = {THREAD_CLONE_FLAGS};
   allow_arg_in(r, SCMP_SYS(clone), 0, clone_flags, N(clone_flags));
+  /* Exactly what abi/vdso/locks.c uses: waits with an absolute deadline
+   * (FUTEX_CLOCK_REALTIME for absolute REALTIME timeouts) and wakes, both
+   * with bitsets so that writers, readers and condition variable waiters
+   * can be woken apart.  Shared keys for lock words (the kernel's wake at
+   * thread exit uses one) and shared condition variables, private ones
+   * for private condition variables.  Never requeue, wake_op or PI. */
   static const uint64_t futex_ops[] = {
-      FUTEX_WAIT,
-      FUTEX_WAKE,
       FUTEX_WAIT_BITSET,
       FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME,
-      FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
-      FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
+      FUTEX_WAKE_BITSET,
       FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
-      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME};
+      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME,
+      FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG};
   allow_arg_in(r, SCMP_SYS(futex), 1, futex_ops, N(futex_ops));
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(set_tid_address), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(gettid), 0, NULL);
