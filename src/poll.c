@@ -31,7 +31,9 @@ static uint64_t now_on(clockid_t clock) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t poll_now(void) { return now_on(CLOCK_MONOTONIC); }
+uint64_t poll_now(void) {
+  return now_on(CLOCK_MONOTONIC);
+}
 
 static uint64_t add_sat(uint64_t a, uint64_t b) {
   return a + b < a ? UINT64_MAX : a + b;
@@ -167,7 +169,7 @@ static cloudabi_filesize_t readable_bytes(const struct hostobj *obj) {
   }
   int n;
   return ioctl(obj->fd, FIONREAD, &n) == 0 && n > 0 ? (cloudabi_filesize_t)n
-                                                     : 0;
+                                                    : 0;
 }
 
 /* Room for writing without blocking, where the host can tell. */
@@ -313,7 +315,9 @@ size_t poll_set_waits(const struct poll_set *set, struct park_fd *fds,
 
 /* ---- the handler ---- */
 
-static void free_set(void *set) { poll_set_free(set); }
+static void free_set(void *set) {
+  poll_set_free(set);
+}
 
 /* Answers with what is ready, or parks until something is. */
 static cloudabi_errno_t poll_answer(struct call *c, struct poll_set *set) {

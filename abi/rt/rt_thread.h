@@ -72,8 +72,7 @@ void rt_cond_wait(rt_cond_t *cond, rt_lock_t *lock);
  * again either way. */
 cloudabi_errno_t rt_cond_timedwait(rt_cond_t *cond, rt_lock_t *lock,
                                    cloudabi_clockid_t clock,
-                                   cloudabi_timestamp_t timeout,
-                                   bool absolute);
+                                   cloudabi_timestamp_t timeout, bool absolute);
 void rt_cond_signal(rt_cond_t *cond);
 void rt_cond_broadcast(rt_cond_t *cond);
 

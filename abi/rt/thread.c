@@ -9,9 +9,13 @@
 
 static _Thread_local cloudabi_tid_t self_tid;
 
-void rt_thread_init_main(cloudabi_tid_t tid) { self_tid = tid; }
+void rt_thread_init_main(cloudabi_tid_t tid) {
+  self_tid = tid;
+}
 
-cloudabi_tid_t rt_thread_self(void) { return self_tid; }
+cloudabi_tid_t rt_thread_self(void) {
+  return self_tid;
+}
 
 /* The handle lives at the top of the thread's own mapping, as upstream. */
 struct rt_thread {
@@ -99,7 +103,9 @@ void *rt_thread_join(rt_thread_t *t) {
   return result;
 }
 
-cloudabi_tid_t rt_thread_tid(const rt_thread_t *t) { return t->tid; }
+cloudabi_tid_t rt_thread_tid(const rt_thread_t *t) {
+  return t->tid;
+}
 
 /* ---- locks ---- */
 
@@ -222,9 +228,13 @@ static void cond_signal(rt_cond_t *cond, cloudabi_nthreads_t n) {
     rt_fail(__FILE__, __LINE__, "condvar_signal failed");
 }
 
-void rt_cond_signal(rt_cond_t *cond) { cond_signal(cond, 1); }
+void rt_cond_signal(rt_cond_t *cond) {
+  cond_signal(cond, 1);
+}
 
-void rt_cond_broadcast(rt_cond_t *cond) { cond_signal(cond, UINT32_MAX); }
+void rt_cond_broadcast(rt_cond_t *cond) {
+  cond_signal(cond, UINT32_MAX);
+}
 
 /* ---- time ---- */
 

@@ -18,10 +18,11 @@ VDSO_HIDDEN cloudabi_errno_t vdso_lock_wrlock(uint32_t *lock,
                                               const struct vdso_deadline *d);
 VDSO_HIDDEN cloudabi_errno_t vdso_lock_rdlock(uint32_t *lock,
                                               const struct vdso_deadline *d);
-VDSO_HIDDEN cloudabi_errno_t
-vdso_condvar_wait(uint32_t *condvar, cloudabi_scope_t condvar_scope,
-                  uint32_t *lock, cloudabi_tid_t tid,
-                  const struct vdso_deadline *d);
+VDSO_HIDDEN cloudabi_errno_t vdso_condvar_wait(uint32_t *condvar,
+                                               cloudabi_scope_t condvar_scope,
+                                               uint32_t *lock,
+                                               cloudabi_tid_t tid,
+                                               const struct vdso_deadline *d);
 
 /* The calling thread's tid, which is its CloudABI tid. */
 static inline cloudabi_tid_t vdso_gettid(void) {

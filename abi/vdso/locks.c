@@ -139,8 +139,7 @@ cloudabi_errno_t vdso_lock_rdlock(uint32_t *lock,
   for (;;) {
     /* Free, or read-locked with no writer waiting (KERNEL_MANAGED on a
      * read-locked word means a writer waits: let it go first). */
-    if ((cur & LK_WR) == 0 &&
-        ((cur & LK_KM) == 0 || (cur & LK_VALUE) == 0)) {
+    if ((cur & LK_WR) == 0 && ((cur & LK_KM) == 0 || (cur & LK_VALUE) == 0)) {
       if ((cur & LK_VALUE) == LK_VALUE)
         return CLOUDABI_EAGAIN; /* 2^30 - 1 read locks */
       uint32_t was = cur;
@@ -182,11 +181,12 @@ static void lock_unlock_write(uint32_t *lock, cloudabi_tid_t tid) {
     lock_release(lock);
 }
 
-static bool aligned(const void *p) { return ((uintptr_t)p & 3) == 0; }
+static bool aligned(const void *p) {
+  return ((uintptr_t)p & 3) == 0;
+}
 
-VDSO_EXPORT cloudabi_errno_t
-cloudabi_sys_lock_unlock(_Atomic(cloudabi_lock_t) *lock,
-                         cloudabi_scope_t scope) {
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_lock_unlock(
+    _Atomic(cloudabi_lock_t) *lock, cloudabi_scope_t scope) {
   uint32_t *word = (uint32_t *)lock;
   if (!vdso_scope_valid(scope) || !aligned(word))
     return CLOUDABI_EINVAL;
@@ -272,10 +272,9 @@ cloudabi_errno_t vdso_condvar_wait(uint32_t *cv, cloudabi_scope_t cv_scope,
   return signalled ? 0 : CLOUDABI_ETIMEDOUT;
 }
 
-VDSO_EXPORT cloudabi_errno_t
-cloudabi_sys_condvar_signal(_Atomic(cloudabi_condvar_t) *condvar,
-                            cloudabi_scope_t scope,
-                            cloudabi_nthreads_t nwaiters) {
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_condvar_signal(
+    _Atomic(cloudabi_condvar_t) *condvar, cloudabi_scope_t scope,
+    cloudabi_nthreads_t nwaiters) {
   uint32_t *cv = (uint32_t *)condvar;
   if (!vdso_scope_valid(scope) || !aligned(cv))
     return CLOUDABI_EINVAL;

@@ -39,9 +39,8 @@ static bool has_descriptor(cloudabi_eventtype_t type) {
 
 static void set_event(cloudabi_event_t *ev, const cloudabi_subscription_t *s,
                       cloudabi_errno_t error) {
-  *ev = (cloudabi_event_t){.userdata = s->userdata,
-                           .error = error,
-                           .type = s->type};
+  *ev = (cloudabi_event_t){
+      .userdata = s->userdata, .error = error, .type = s->type};
 }
 
 /* A lock or condition variable, perhaps with a timeout. */
@@ -86,8 +85,7 @@ static uint64_t monotonic_equivalent(const struct vdso_deadline *d,
                                      uint64_t now_mono, uint64_t now_real) {
   if (d->clock == CLOCK_MONOTONIC)
     return d->ns;
-  return d->ns > now_real ? vdso_add_sat(now_mono, d->ns - now_real)
-                          : now_mono;
+  return d->ns > now_real ? vdso_add_sat(now_mono, d->ns - now_real) : now_mono;
 }
 
 /* Only CLOCK subscriptions and invalid ones; n <= LOCAL_CLOCKS_MAX. */
@@ -125,15 +123,14 @@ static size_t poll_clocks(const cloudabi_subscription_t *in, size_t n,
       return k;
     /* Sleep until the earliest, on its own clock. */
     struct vdso_timespec ts = vdso_timespec_of(d[first].ns);
-    vdso_syscall6(SYS_clock_nanosleep, d[first].clock, TIMER_ABSTIME,
-                  (long)&ts, 0, 0, 0);
+    vdso_syscall6(SYS_clock_nanosleep, d[first].clock, TIMER_ABSTIME, (long)&ts,
+                  0, 0, 0);
   }
 }
 
-VDSO_EXPORT cloudabi_errno_t cloudabi_sys_poll(const cloudabi_subscription_t *in,
-                                               cloudabi_event_t *out,
-                                               size_t nsubscriptions,
-                                               size_t *nevents) {
+VDSO_EXPORT cloudabi_errno_t
+cloudabi_sys_poll(const cloudabi_subscription_t *in, cloudabi_event_t *out,
+                  size_t nsubscriptions, size_t *nevents) {
   size_t n = nsubscriptions;
   if (n == 0) {
     *nevents = 0;

@@ -33,10 +33,12 @@ enum kind {
 };
 
 static const char *const kind_names[NKINDS] = {
-    "read",   "poll_fd", "poll_fd_clock", "write",  "poll_two",      "join",
+    "read",   "poll_fd", "poll_fd_clock", "write",   "poll_two",      "join",
     "wrlock", "rdlock",  "wrlock_timed",  "condvar", "condvar_timed", "sleep"};
 
-static bool uses_pipe(enum kind k) { return k <= JOIN; }
+static bool uses_pipe(enum kind k) {
+  return k <= JOIN;
+}
 
 #define FAR (60000 * MS)
 #define SLEEP_FOR (800 * MS)
@@ -47,8 +49,8 @@ struct blocked {
   cloudabi_fd_t pipe;
   rt_lock_t lock;
   rt_cond_t cond;
-  bool go;                /* under lock, for CONDVAR kinds */
-  rt_thread_t *helper;    /* JOIN */
+  bool go;             /* under lock, for CONDVAR kinds */
+  rt_thread_t *helper; /* JOIN */
   rt_thread_t *thread;
 };
 
@@ -159,8 +161,7 @@ static void *blocker(void *arg) {
       if (x->kind == CONDVAR)
         rt_cond_wait(&x->cond, &x->lock);
       else
-        RT_CHECK(rt_cond_timedwait(&x->cond, &x->lock,
-                                   CLOUDABI_CLOCK_REALTIME,
+        RT_CHECK(rt_cond_timedwait(&x->cond, &x->lock, CLOUDABI_CLOCK_REALTIME,
                                    rt_now(CLOUDABI_CLOCK_REALTIME) + FAR,
                                    true) == 0);
     }

@@ -398,11 +398,11 @@ static void test_lock_waits(void) {
    * clock's event and the lock back, and leaves no waiter behind. */
   lockword = me | CLOUDABI_LOCK_WRLOCKED;
   condword = 0;
-  s[0] = (cloudabi_subscription_t){
-      .userdata = 1,
-      .type = E(CONDVAR),
-      .condvar = {&condword, &lockword, CLOUDABI_SCOPE_PRIVATE,
-                  CLOUDABI_SCOPE_PRIVATE}};
+  s[0] = (cloudabi_subscription_t){.userdata = 1,
+                                   .type = E(CONDVAR),
+                                   .condvar = {&condword, &lockword,
+                                               CLOUDABI_SCOPE_PRIVATE,
+                                               CLOUDABI_SCOPE_PRIVATE}};
   s[1] = clock_sub(2, CLOUDABI_CLOCK_MONOTONIC, 30 * MS, false);
   RT_CHECK(timed_poll(s, 2, ev, 30 * MS) == 1);
   expect_event(&ev[0], 2, E(CLOCK), 0);

@@ -16,8 +16,12 @@
 
 static cloudabi_scope_t scope; /* of every object in the current pass */
 
-static void lock_init(rt_lock_t *l) { rt_lock_init(l, scope); }
-static void cond_init(rt_cond_t *c) { rt_cond_init(c, scope); }
+static void lock_init(rt_lock_t *l) {
+  rt_lock_init(l, scope);
+}
+static void cond_init(rt_cond_t *c) {
+  rt_cond_init(c, scope);
+}
 
 static void start_all(rt_thread_t **t, unsigned n, rt_thread_fn *fn,
                       void *const *args) {

@@ -44,9 +44,8 @@ static int setup(void **state) {
   captab_init(&f->fds);
   struct hostobj *r = hostobj_new(p[0], CLOUDABI_FILETYPE_SOCKET_STREAM);
   struct hostobj *w = hostobj_new(p[1], CLOUDABI_FILETYPE_SOCKET_STREAM);
-  struct hostobj *proc =
-      hostobj_new(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
-                  CLOUDABI_FILETYPE_PROCESS);
+  struct hostobj *proc = hostobj_new(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
+                                     CLOUDABI_FILETYPE_PROCESS);
   assert_int_equal(captab_insert_at(&f->fds, 0, r, pipe_rights, 0), 0);
   assert_int_equal(captab_insert_at(&f->fds, 1, w, pipe_rights, 0), 0);
   assert_int_equal(captab_insert_at(&f->fds, 2, r, R(FD_READ), 0), 0);
@@ -220,9 +219,8 @@ static void test_waits(void **state) {
 
 static void test_proc_terminate(void **state) {
   struct fixture *f = *state;
-  cloudabi_subscription_t s = {.userdata = 9,
-                               .type = E(PROC_TERMINATE),
-                               .proc_terminate = {3}};
+  cloudabi_subscription_t s = {
+      .userdata = 9, .type = E(PROC_TERMINATE), .proc_terminate = {3}};
   struct poll_set *set = parse(f, &s, 1);
   assert_int_equal(set->nerrors, 0);
   cloudabi_event_t ev;
