@@ -15,7 +15,9 @@ setup_packages
 build_tree "$ROOT/build" >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; exit 1; }
 B=$ROOT/build
 mkdir "$TMP/dir"
-sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$ONLY|" "$ROOT/bench/bench.yaml" >"$TMP/bench.yaml"
+mkfifo "$TMP/ping" "$TMP/pong"
+sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$ONLY|" -e "s|@PING@|$TMP/ping|" \
+  -e "s|@PONG@|$TMP/pong|" "$ROOT/bench/bench.yaml" >"$TMP/bench.yaml"
 
 : >"$TMP/native" ; : >"$TMP/guest" ; : >"$TMP/notify"
 for _ in $(seq "$RUNS"); do

@@ -22,6 +22,7 @@
 
 #include "cloudabi_types.h"
 #include "elf64.h"
+#include "elf_lookup.h"
 #include "launch_block.h"
 #include "linux_syscall.h"
 #include "stub_status.h"
@@ -30,7 +31,7 @@
 #define ROUND_DOWN(x) ((x) & ~(PAGE - 1))
 #define ROUND_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
 
-void stub_main(void) __attribute__((noreturn, used));
+void stub_main(const uint64_t *initial_sp) __attribute__((noreturn, used));
 
 static __attribute__((noreturn)) void fail(int status) {
   for (;;)
@@ -181,7 +182,26 @@ static void load_elf(int fd, struct loaded *out) {
   out->phnum = eh.e_phnum;
 }
 
-void stub_main(void) {
+/* Linux's vDSO, from the aux vector the kernel gave us: sp points at argc,
+ * then argv and envp, each NULL-terminated, then the aux vector. */
+static const void *linux_vdso(const uint64_t *sp) {
+  const uint64_t *p = sp + 1 + sp[0] + 1;
+  while (*p != 0)
+    p++;
+  for (p++; p[0] != 0; p += 2)
+    if (p[0] == 33 /* AT_SYSINFO_EHDR */)
+      return (const void *)p[1];
+  return NULL;
+}
+
+/* Our vDSO reads clocks through Linux's (abi/vdso/linux_vdso.c). */
+static void introduce_vdsos(const struct loaded *vdso, const void *linux_ehdr) {
+  uintptr_t init = elf_lookup((const void *)vdso->base, "cloudabi_vdso_init");
+  if (init != 0)
+    ((void (*)(const void *))init)(linux_ehdr);
+}
+
+void stub_main(const uint64_t *initial_sp) {
   struct stat st;
   if (linux_syscall2(SYS_fstat, LAUNCH_FD_BLOCK, &st) != 0 ||
       st.st_size < (long)sizeof(struct launch_block))
@@ -202,6 +222,7 @@ void stub_main(void) {
   struct loaded prog, vdso;
   load_elf(LAUNCH_FD_PROGRAM, &prog);
   load_elf(LAUNCH_FD_VDSO, &vdso);
+  introduce_vdsos(&vdso, linux_vdso(initial_sp));
 
   /* The stack, with a guard page below it. */
   size_t argsz = (lb->argdata_len + 1 + 15) & ~15ul;
@@ -306,9 +327,11 @@ void stub_main(void) {
   __builtin_unreachable();
 }
 
-/* The kernel enters here with the stack holding argc/argv, unused. */
+/* The kernel enters here with the stack holding argc, argv, envp and the
+ * aux vector (only Linux's vDSO address is used). */
 __asm__(".globl _start\n"
         "_start:\n"
+        "  mov %rsp, %rdi\n"
         "  and $-16, %rsp\n"
         "  call stub_main\n"
         "  hlt\n");

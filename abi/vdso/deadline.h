@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "linux_vdso.h"
 #include "vdso.h"
 
 struct vdso_timespec {
@@ -46,7 +47,7 @@ static inline long vdso_linux_clock(cloudabi_clockid_t id) {
 
 static inline uint64_t vdso_now(long clock) {
   struct vdso_timespec ts = {0, 0};
-  vdso_syscall2(SYS_clock_gettime, clock, &ts);
+  vdso_clock_gettime(clock, &ts);
   return (uint64_t)ts.sec * 1000000000u + (uint64_t)ts.nsec;
 }
 
