@@ -39,6 +39,6 @@ for name in $(awk '{print $1}' "$TMP/guest" | awk '!seen[$0]++'); do
   g=$(median "$name" "$TMP/guest")
   awk -v name="$name" -v n="$n" -v g="$g" -v r="$rtt" 'BEGIN {
     printf "%-22s %12s %12s %8s %10.2f\n", name, n, g,
-      (n == "-" || n == 0) ? "-" : sprintf("%.1fx", g / n), g / r }'
+      (n == "-" || n == 0) ? "-" : sprintf("%.2fx", g / n), g / r }'
 done
 echo "(medians of $RUNS runs; vs_notify: cloudabi_ns / notify_rtt)"
