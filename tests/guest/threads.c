@@ -2,7 +2,8 @@
  * Threads and synchronisation under load, for 1..16 threads, several
  * rounds each: a counter under a mutex (exact total), producers and
  * consumers on condition variables (every item once), readers and writers
- * (no torn reads), a barrier built on a condition variable, joins that
+ * (no torn reads), a barrier built on a condition variable, timed waits
+ * racing signals and broadcasts (no waiter left behind), joins that
  * free the stack at once, thread-local storage distinct per thread.  The
  * objects live in private memory (SCOPE_PRIVATE) and again in shared
  * memory (MAP_SHARED, SCOPE_SHARED).
@@ -255,6 +256,62 @@ static void test_barrier(struct barrier *b, unsigned n) {
   RT_CHECK(b->cond.waiters == CLOUDABI_CONDVAR_HAS_NO_WAITERS);
 }
 
+/* ---- timed waits racing signals and broadcasts ---- */
+
+struct racing {
+  rt_lock_t lock;
+  rt_cond_t cond;
+  unsigned running;
+  uint64_t signalled, timed_out;
+};
+
+static void *racing_waiter(void *arg) {
+  struct racing *r = arg;
+  rt_lock_wrlock(&r->lock);
+  for (unsigned i = 0; i < 150; i++) {
+    /* 0 to 255 microseconds: many time out as a signal comes. */
+    if (rt_cond_timedwait(&r->cond, &r->lock, CLOUDABI_CLOCK_MONOTONIC,
+                          (i * 7919u % 256) * 1000, false) == 0)
+      r->signalled++;
+    else
+      r->timed_out++;
+  }
+  r->running--;
+  rt_lock_unlock(&r->lock);
+  return NULL;
+}
+
+static void test_racing(struct racing *r, unsigned n) {
+  memset(r, 0, sizeof(*r));
+  lock_init(&r->lock);
+  cond_init(&r->cond);
+  r->running = n;
+  rt_thread_t *t[MAX_THREADS];
+  void *args[MAX_THREADS];
+  for (unsigned i = 0; i < n; i++)
+    args[i] = r;
+  start_all(t, n, racing_waiter, args);
+  for (unsigned i = 0;; i++) {
+    rt_lock_wrlock(&r->lock);
+    unsigned running = r->running;
+    rt_lock_unlock(&r->lock);
+    if (running == 0)
+      break;
+    /* Signals with and without the lock, one or all. */
+    if (i % 3 == 0)
+      rt_cond_broadcast(&r->cond);
+    else
+      rt_cond_signal(&r->cond);
+    if (i % 5 == 0)
+      cloudabi_sys_thread_yield();
+  }
+  for (unsigned i = 0; i < n; i++)
+    rt_thread_join(t[i]);
+  RT_CHECK(r->signalled + r->timed_out == 150ull * n);
+  RT_CHECK(r->cond.waiters == CLOUDABI_CONDVAR_HAS_NO_WAITERS);
+  RT_CHECK(r->lock.word == CLOUDABI_LOCK_UNLOCKED);
+}
+
 /* ---- join results, thread ids, thread-local storage ---- */
 
 static _Thread_local uint64_t tls_value = 0x5eed;
@@ -316,6 +373,7 @@ struct objects {
   struct queue queue;
   struct shared_pair pair;
   struct barrier barrier;
+  struct racing racing;
 };
 
 static void run_all(struct objects *o, unsigned max_threads, unsigned rounds) {
@@ -325,6 +383,7 @@ static void run_all(struct objects *o, unsigned max_threads, unsigned rounds) {
       test_queue(&o->queue, n);
       test_rwlock(&o->pair, n);
       test_barrier(&o->barrier, n);
+      test_racing(&o->racing, n);
       test_join_tls(n);
     }
   }
