@@ -242,6 +242,19 @@ static struct timespec *next_timeout(struct sup *s, struct timespec *ts) {
   return ts;
 }
 
+/* epoll_wait with a timeout in nanoseconds (Linux 5.11); before that,
+ * milliseconds, rounded up so that a deadline is never early. */
+static int wait_events(struct sup *s, struct epoll_event *evs, int n) {
+  struct timespec ts, *t = next_timeout(s, &ts);
+  int r = epoll_pwait2(s->epfd, evs, n, t, NULL);
+  if (r >= 0 || errno != ENOSYS)
+    return r;
+  long ms = -1;
+  if (t != NULL)
+    ms = (long)t->tv_sec * 1000 + (t->tv_nsec + 999999) / 1000000;
+  return epoll_wait(s->epfd, evs, n, ms > 1 << 30 ? 1 << 30 : (int)ms);
+}
+
 /* Resumes the parked calls whose deadline has passed. */
 static void expire_deadlines(struct sup *s) {
   uint64_t now = poll_now();
@@ -562,8 +575,7 @@ int sup_run(const struct sup_options *opts, int prog_fd,
   }
   while (!s.main_done) {
     struct epoll_event evs[64];
-    struct timespec ts;
-    int n = epoll_pwait2(s.epfd, evs, 64, next_timeout(&s, &ts), NULL);
+    int n = wait_events(&s, evs, 64);
     if (n < 0) {
       if (errno == EINTR)
         continue;
