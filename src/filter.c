@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <linux/sched.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clone_flags.h"
 #include "syscall_table.h"
 #include "trap.h"
 
-/* What thread_create passes to clone: a thread in the same everything,
- * with its own TLS word, its tid written into its new stack. */
-#define THREAD_CLONE_FLAGS                                                     \
-  (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |          \
-   CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID)
 
 struct rules {
   scmp_filter_ctx ctx;

@@ -3,19 +3,15 @@
  * FreeBSD does, and an exit that releases the join lock only once the
  * thread no longer uses its stack.
  *
- * The clone flags must be exactly THREAD_CLONE_FLAGS in src/filter.c: the
- * filter allows clone with that one flag word and kills anything else.
+ * The clone flags are THREAD_CLONE_FLAGS (clone_flags.h): the filter allows
+ * clone with that one flag word and kills anything else.
  */
-#include <linux/sched.h>
 #include <sys/syscall.h>
 
+#include "clone_flags.h"
 #include "futex.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
-
-#define THREAD_CLONE_FLAGS                                                     \
-  (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |          \
-   CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID)
 
 /*
  * What the new thread finds at its initial stack pointer: the parent
