@@ -15,6 +15,9 @@
 struct bench_env {
   int devnull; /* writable, discards */
   int dir;     /* a scratch directory */
+  /* Two pipes, each as {read end, write end}; a guest gets FIFOs opened
+   * read-write, so both ends are the same descriptor. */
+  int ping[2], pong[2];
 };
 
 typedef void bench_fn(const struct bench_env *env, uint64_t iterations);
@@ -188,6 +191,93 @@ static inline long bench_readdir_count(int dir, void *buf, size_t len) {
     for (long off = 0; off < n; count++)
       off += ((const struct rec *)((char *)buf + off))->reclen;
   }
+}
+#endif
+
+
+/*
+ * Threads and synchronisation: POSIX threads natively; as a guest, the test
+ * runtime's (abi/rt/thread.c), which follows cloudlibc's protocol over our
+ * vDSO, so the comparison is what a cloudlibc program pays.
+ */
+typedef void *bench_thread_fn(void *arg);
+
+#ifdef __CloudABI__
+#include "rt_thread.h"
+static inline long bench_read(int fd, void *buf, size_t len) {
+  cloudabi_iovec_t iov = {buf, len};
+  size_t n;
+  return cloudabi_sys_fd_read((cloudabi_fd_t)fd, &iov, 1, &n) == 0 ? (long)n
+                                                                    : -1;
+}
+typedef rt_lock_t bench_mutex_t;
+typedef rt_cond_t bench_cond_t;
+typedef rt_thread_t *bench_thread_t;
+static inline void bench_mutex_init(bench_mutex_t *m) {
+  rt_lock_init(m, CLOUDABI_SCOPE_PRIVATE);
+}
+static inline void bench_mutex_lock(bench_mutex_t *m) { rt_lock_wrlock(m); }
+static inline void bench_mutex_unlock(bench_mutex_t *m) { rt_lock_unlock(m); }
+static inline void bench_cond_init(bench_cond_t *c) {
+  rt_cond_init(c, CLOUDABI_SCOPE_PRIVATE);
+}
+static inline void bench_cond_wait(bench_cond_t *c, bench_mutex_t *m) {
+  rt_cond_wait(c, m);
+}
+static inline void bench_cond_signal(bench_cond_t *c) { rt_cond_signal(c); }
+static inline int bench_thread_create(bench_thread_t *t, bench_thread_fn *fn,
+                                      void *arg) {
+  return rt_thread_create(t, fn, arg) == 0 ? 0 : -1;
+}
+static inline void *bench_thread_join(bench_thread_t t) {
+  return rt_thread_join(t);
+}
+static inline uint64_t bench_clock_read(void) {
+  cloudabi_timestamp_t t = 0;
+  cloudabi_sys_clock_time_get(CLOUDABI_CLOCK_MONOTONIC, 0, &t);
+  return t;
+}
+#else
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+static inline long bench_read(int fd, void *buf, size_t len) {
+  return read(fd, buf, len);
+}
+typedef pthread_mutex_t bench_mutex_t;
+typedef pthread_cond_t bench_cond_t;
+typedef pthread_t bench_thread_t;
+static inline void bench_mutex_init(bench_mutex_t *m) {
+  pthread_mutex_init(m, NULL);
+}
+static inline void bench_mutex_lock(bench_mutex_t *m) {
+  pthread_mutex_lock(m);
+}
+static inline void bench_mutex_unlock(bench_mutex_t *m) {
+  pthread_mutex_unlock(m);
+}
+static inline void bench_cond_init(bench_cond_t *c) {
+  pthread_cond_init(c, NULL);
+}
+static inline void bench_cond_wait(bench_cond_t *c, bench_mutex_t *m) {
+  pthread_cond_wait(c, m);
+}
+static inline void bench_cond_signal(bench_cond_t *c) {
+  pthread_cond_signal(c);
+}
+static inline int bench_thread_create(bench_thread_t *t, bench_thread_fn *fn,
+                                      void *arg) {
+  return pthread_create(t, NULL, fn, arg) == 0 ? 0 : -1;
+}
+static inline void *bench_thread_join(bench_thread_t t) {
+  void *r;
+  pthread_join(t, &r);
+  return r;
+}
+static inline uint64_t bench_clock_read(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 #endif
 

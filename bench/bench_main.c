@@ -78,12 +78,17 @@ static int optional_fd(const argdata_t *ad, const char *key) {
 void program_main(const argdata_t *ad) {
   out = rt_map_fd(ad, "out");
   rt_log_fd = out;
-  struct bench_env env = {optional_fd(ad, "devnull"), optional_fd(ad, "dir")};
+  int ping = optional_fd(ad, "ping"), pong = optional_fd(ad, "pong");
+  struct bench_env env = {optional_fd(ad, "devnull"),
+                          optional_fd(ad, "dir"),
+                          {ping, ping},
+                          {pong, pong}};
   run_all(&env, rt_map_str(ad, "only", NULL));
 }
 #else
 #include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -106,7 +111,11 @@ int main(int argc, char **argv) {
   struct bench_env env = {open("/dev/null", O_WRONLY | O_CLOEXEC),
                           argc > 1 ? open(argv[1], O_RDONLY | O_DIRECTORY |
                                                        O_CLOEXEC)
-                                   : -1};
+                                   : -1,
+                          {-1, -1},
+                          {-1, -1}};
+  if (pipe(env.ping) != 0 || pipe(env.pong) != 0)
+    bench_fail("pipe");
   run_all(&env, argc > 2 ? argv[2] : NULL);
   return 0;
 }

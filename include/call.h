@@ -40,6 +40,7 @@ struct call {
   uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 for none */
   void *state;            /* handler-owned, freed with the call */
   uint64_t trace_start_ns; /* when a traced call arrived; 0: not traced */
+  void (*state_free)(void *state); /* how; NULL: free() */
 };
 
 typedef cloudabi_errno_t call_handler_t(struct call *c);

@@ -7,6 +7,7 @@
 #define SUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -67,6 +68,7 @@ struct sup {
   int sigfd; /* SIGCHLD */
 #define SUP_MAX_LISTENERS 256
   struct listener *listeners[SUP_MAX_LISTENERS];
+  unsigned next_listener;
 #define SUP_MAX_PROCS 128
   unsigned nprocs, next_number;
   struct filter_prog filter;
@@ -96,6 +98,22 @@ int sup_run(const struct sup_options *opts, int prog_fd,
  * the deadline passes.  Returns false if the call could not be parked (the
  * handler should then fail it with ENOMEM). */
 bool sup_park_fd(struct call *c, int fd, uint32_t events);
+
+/* A descriptor to wait on and its epoll events (EPOLLIN, EPOLLOUT, ...). */
+struct park_fd {
+  int fd;
+  uint32_t events;
+};
+
+/* Parks c until one of fds[0..n) is ready (level-triggered; each
+ * descriptor at most once) or until deadline_ns (CLOCK_MONOTONIC; 0 for
+ * none) passes; then the handler runs again (n may be 0: a deadline only).
+ * A call parks on the same descriptors every time: they are registered
+ * the first time and kept, as a handler's state holds references to them.
+ * Returns false if it could not park; the call is then as before (a first
+ * park leaves nothing behind, and c->state stays the handler's). */
+bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
+                  uint64_t deadline_ns);
 
 struct gproc *sup_proc_of(struct sup *s, pid_t tid);
 

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <linux/sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,14 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clone_flags.h"
 #include "syscall_table.h"
 #include "trap.h"
 
-/* What thread_create passes to clone: a thread in the same everything,
- * with its own TLS word, its tid written into its new stack. */
-#define THREAD_CLONE_FLAGS                                                     \
-  (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |          \
-   CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID)
 
 struct rules {
   scmp_filter_ctx ctx;
@@ -112,15 +107,19 @@ static void add_rules(struct rules *r) {
   /* Threads, and proc_fork: a plain fork, its child traced like all. */
   static const uint64_t clone_flags[] = {THREAD_CLONE_FLAGS, SIGCHLD};
   allow_arg_in(r, SCMP_SYS(clone), 0, clone_flags, N(clone_flags));
+  /* Exactly what abi/vdso/locks.c uses: waits with an absolute deadline
+   * (FUTEX_CLOCK_REALTIME for absolute REALTIME timeouts) and wakes, both
+   * with bitsets so that writers, readers and condition variable waiters
+   * can be woken apart.  Shared keys for lock words (the kernel's wake at
+   * thread exit uses one) and shared condition variables, private ones
+   * for private condition variables.  Never requeue, wake_op or PI. */
   static const uint64_t futex_ops[] = {
-      FUTEX_WAIT,
-      FUTEX_WAKE,
       FUTEX_WAIT_BITSET,
       FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME,
-      FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
-      FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
+      FUTEX_WAKE_BITSET,
       FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
-      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME};
+      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME,
+      FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG};
   allow_arg_in(r, SCMP_SYS(futex), 1, futex_ops, N(futex_ops));
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(set_tid_address), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(gettid), 0, NULL);

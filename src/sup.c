@@ -28,6 +28,7 @@
 #include "filter.h"
 #include "guestmem.h"
 #include "hostio.h"
+#include "poll_set.h"
 #include "signal_report.h"
 #include "signals.h"
 #include "spawn.h"
@@ -84,20 +85,39 @@ void sup_reply(int listener, uint64_t id, cloudabi_errno_t e, uint64_t value) {
 
 /* ---- parked calls ---- */
 
+/* The first time, moves the call off the handler's stack onto the parked
+ * list; later it is the parked call already.  NULL when out of memory. */
+static struct call *park_copy(struct call *c) {
+  struct sup *s = c->sup;
+  if (c->parked)
+    return c;
+  struct call *p = malloc(sizeof(*p));
+  if (p == NULL)
+    return NULL;
+  *p = *c;
+  p->parked = true;
+  p->next = s->parked;
+  s->parked = p;
+  s->nparked++;
+  return p;
+}
+
+static void unlink_parked(struct sup *s, struct call *p) {
+  for (struct call **pp = &s->parked; *pp != NULL; pp = &(*pp)->next) {
+    if (*pp == p) {
+      *pp = p->next;
+      s->nparked--;
+      break;
+    }
+  }
+}
+
 bool sup_park_fd(struct call *c, int fd, uint32_t events) {
   struct sup *s = c->sup;
-  struct call *p = c;
-  if (!c->parked) {
-    /* First time: move the call off the handler's stack. */
-    p = malloc(sizeof(*p));
-    if (p == NULL)
-      return false;
-    *p = *c;
-    p->parked = true;
-    p->next = s->parked;
-    s->parked = p;
-    s->nparked++;
-  }
+  bool first = !c->parked;
+  struct call *p = park_copy(c);
+  if (p == NULL)
+    return false;
   /* A descriptor of our own, so that any number of calls can wait on the
    * same host object in one epoll set. */
   if (p->wait_fd < 0)
@@ -106,11 +126,64 @@ bool sup_park_fd(struct call *c, int fd, uint32_t events) {
   if (p->wait_fd < 0 ||
       (epoll_ctl(s->epfd, EPOLL_CTL_MOD, p->wait_fd, &ev) != 0 &&
        epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->wait_fd, &ev) != 0)) {
-    /* Leave it on the list; the caller fails it, unpark frees it. */
+    if (first) {
+      /* Leave no trace: the handler answers the call itself. */
+      unlink_parked(s, p);
+      if (p->wait_fd >= 0)
+        close(p->wait_fd);
+      free(p);
+    }
     return false;
   }
   p->wait_events = events;
   return true;
+}
+
+/* A private epoll set of the descriptors, itself waited for (one-shot) in
+ * the loop's set: one registration per parked call however many
+ * descriptors it waits on, and no trouble with descriptors that other
+ * calls wait on too. */
+static int wait_set(const struct park_fd *fds, size_t n) {
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  for (size_t i = 0; ep >= 0 && i < n; i++) {
+    struct epoll_event ev = {.events = fds[i].events, .data.u64 = i};
+    /* EPERM: a regular file or the like, always ready, never waited on. */
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i].fd, &ev) != 0 && errno != EPERM) {
+      close(ep);
+      ep = -1;
+    }
+  }
+  return ep;
+}
+
+bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
+                  uint64_t deadline_ns) {
+  struct sup *s = c->sup;
+  bool first = !c->parked;
+  struct call *p = park_copy(c);
+  if (p == NULL)
+    return false;
+  bool ok = true;
+  if (n > 0) {
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = p};
+    if (p->wait_fd < 0) {
+      p->wait_fd = wait_set(fds, n);
+      ok = p->wait_fd >= 0 &&
+           epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->wait_fd, &ev) == 0;
+    } else {
+      ok = epoll_ctl(s->epfd, EPOLL_CTL_MOD, p->wait_fd, &ev) == 0;
+    }
+    p->wait_events = EPOLLIN;
+  }
+  p->deadline_ns = deadline_ns;
+  if (!ok && first) {
+    /* Leave no trace: the handler still owns the call and its state. */
+    unlink_parked(s, p);
+    if (p->wait_fd >= 0)
+      close(p->wait_fd);
+    free(p);
+  }
+  return ok;
 }
 
 /* Takes p off the parked list.  It is freed after the current round of
@@ -118,13 +191,7 @@ bool sup_park_fd(struct call *c, int fd, uint32_t events) {
 static void unpark(struct sup *s, struct call *p) {
   if (s->trace != NULL)
     trace_call_abandoned(s->trace, p); /* unless it was answered */
-  for (struct call **pp = &s->parked; *pp != NULL; pp = &(*pp)->next) {
-    if (*pp == p) {
-      *pp = p->next;
-      s->nparked--;
-      break;
-    }
-  }
+  unlink_parked(s, p);
   if (p->wait_fd >= 0)
     close(p->wait_fd); /* also leaves the epoll set */
   p->wait_fd = -1;
@@ -137,12 +204,16 @@ static void free_dead(struct sup *s) {
   while (s->dead != NULL) {
     struct call *p = s->dead;
     s->dead = p->next;
-    free(p->state);
+    if (p->state_free != NULL)
+      p->state_free(p->state);
+    else
+      free(p->state);
     free(p);
   }
 }
 
-/* Runs a parked call's handler again. */
+/* Runs a parked call's handler again, through the dispatcher: the
+ * descriptor table may have changed (closed, or moved by growth) since. */
 static void resume(struct sup *s, struct call *p) {
   if (p->dead)
     return;
@@ -150,7 +221,7 @@ static void resume(struct sup *s, struct call *p) {
     unpark(s, p);
     return;
   }
-  cloudabi_errno_t e = syscall_table[p->sysno].handler(p);
+  cloudabi_errno_t e = dispatch(p);
   if (s->trace != NULL)
     trace_call_done(s->trace, p, e);
   if (e == CALL_PARKED)
@@ -167,6 +238,46 @@ static void cancel_parked(struct sup *s, pid_t tid) {
     struct call *next = p->next;
     if ((pid_t)p->tid == tid)
       unpark(s, p);
+    p = next;
+  }
+}
+
+/* How long the loop may sleep: until the earliest deadline of a parked
+ * call; NULL for no limit. */
+static struct timespec *next_timeout(struct sup *s, struct timespec *ts) {
+  uint64_t first = 0;
+  for (struct call *p = s->parked; p != NULL; p = p->next)
+    if (p->deadline_ns != 0 && (first == 0 || p->deadline_ns < first))
+      first = p->deadline_ns;
+  if (first == 0)
+    return NULL;
+  uint64_t now = poll_now(), left = first > now ? first - now : 0;
+  ts->tv_sec = (time_t)(left / 1000000000u);
+  ts->tv_nsec = (long)(left % 1000000000u);
+  return ts;
+}
+
+/* epoll_wait with a timeout in nanoseconds (Linux 5.11); before that,
+ * milliseconds, rounded up so that a deadline is never early. */
+static int wait_events(struct sup *s, struct epoll_event *evs, int n) {
+  struct timespec ts, *t = next_timeout(s, &ts);
+  int r = epoll_pwait2(s->epfd, evs, n, t, NULL);
+  if (r >= 0 || errno != ENOSYS)
+    return r;
+  long ms = -1;
+  if (t != NULL)
+    ms = (long)t->tv_sec * 1000 + (t->tv_nsec + 999999) / 1000000;
+  return epoll_wait(s->epfd, evs, n, ms > 1 << 30 ? 1 << 30 : (int)ms);
+}
+
+/* Resumes the parked calls whose deadline has passed. */
+static void expire_deadlines(struct sup *s) {
+  uint64_t now = poll_now();
+  struct call *p = s->parked;
+  while (p != NULL) {
+    struct call *next = p->next; /* resume may unpark p, never another */
+    if (p->deadline_ns != 0 && p->deadline_ns <= now)
+      resume(s, p);
     p = next;
   }
 }
@@ -515,7 +626,7 @@ int sup_run(const struct sup_options *opts, int prog_fd,
   }
   while (!s.main_done) {
     struct epoll_event evs[64];
-    int n = epoll_wait(s.epfd, evs, 64, -1);
+    int n = wait_events(&s, evs, 64);
     if (n < 0) {
       if (errno == EINTR)
         continue;
@@ -524,14 +635,17 @@ int sup_run(const struct sup_options *opts, int prog_fd,
     }
     for (int i = 0; i < n && !s.main_done; i++) {
       uint64_t ev = evs[i].data.u64;
-      if (ev >= EV_LISTENER && ev < EV_LISTENER + SUP_MAX_LISTENERS &&
-          s.listeners[ev - EV_LISTENER] != NULL)
-        handle_notification(&s, s.listeners[ev - EV_LISTENER]->fd);
-      else if (ev == EV_SIGNAL)
+      if (ev >= EV_LISTENER && ev < EV_LISTENER + SUP_MAX_LISTENERS) {
+        /* Gone if its last process was reaped earlier in this round. */
+        if (s.listeners[ev - EV_LISTENER] != NULL)
+          handle_notification(&s, s.listeners[ev - EV_LISTENER]->fd);
+      } else if (ev == EV_SIGNAL)
         handle_signals(&s);
       else
         resume(&s, evs[i].data.ptr);
     }
+    if (!s.main_done)
+      expire_deadlines(&s);
     free_dead(&s);
     if (s.reap_pending) {
       s.reap_pending = false;
@@ -544,9 +658,13 @@ int sup_run(const struct sup_options *opts, int prog_fd,
 }
 
 struct listener *sup_listener_add(struct sup *s, int fd) {
-  for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++) {
+  /* Round robin: an epoll event fetched for a listener just closed must
+   * not reach a new one at its index, where a RECV would block. */
+  for (unsigned k = 0; k < SUP_MAX_LISTENERS; k++) {
+    unsigned i = (s->next_listener + k) % SUP_MAX_LISTENERS;
     if (s->listeners[i] != NULL)
       continue;
+    s->next_listener = i + 1;
     struct listener *l = calloc(1, sizeof(*l));
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_LISTENER + i};
     if (l == NULL || epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {

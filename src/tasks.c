@@ -72,9 +72,14 @@ struct gthread *tasks_add_thread(struct tidmap *m, pid_t tid,
                                  struct gproc *proc) {
   struct gthread *t = tidmap_get(m, tid);
   if (t != NULL) {
-    /* A task seen stopped before we knew whose it was. */
-    if (t->proc == NULL && proc != NULL)
-      proc->nthreads++;
+    /* A thread first seen stopping before its creator's clone event is
+     * counted once it is known whose it is. */
+    if (t->proc != proc) {
+      if (t->proc != NULL && t->proc->nthreads > 0)
+        t->proc->nthreads--;
+      if (proc != NULL)
+        proc->nthreads++;
+    }
     t->proc = proc;
     return t;
   }

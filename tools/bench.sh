@@ -18,14 +18,19 @@ setup_packages
 build_tree "$ROOT/build" >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; exit 1; }
 B=$ROOT/build
 mkdir "$TMP/dir"
-sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$ONLY|" "$ROOT/bench/bench.yaml" >"$TMP/bench.yaml"
+mkfifo "$TMP/ping" "$TMP/pong"
+subst() { # ONLY
+  sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$1|" -e "s|@PING@|$TMP/ping|" \
+    -e "s|@PONG@|$TMP/pong|" "$ROOT/bench/bench.yaml"
+}
+subst "$ONLY" >"$TMP/bench.yaml"
 # BENCHMARK:ROW:OPTION, traced runs of one benchmark each.
 TRACED="write1:write1_traced:--trace=/dev/null clock:clock_traced_local:--trace=/dev/null,local"
 traced=()
 for t in $TRACED; do
   IFS=: read -r name row opt <<<"$t"
   case ",${ONLY:-$name}," in *",$name,"*) ;; *) continue ;; esac
-  sed -e "s|@DIR@|$TMP/dir|" -e "s|@ONLY@|$name|" "$ROOT/bench/bench.yaml" >"$TMP/bench-$row.yaml"
+  subst "$name" >"$TMP/bench-$row.yaml"
   traced+=("$name:$row:$opt")
 done
 
@@ -54,6 +59,6 @@ for name in $(awk '{print $1}' "$TMP/guest" | awk '!seen[$0]++'); do
   g=$(median "$name" "$TMP/guest")
   awk -v name="$name" -v n="$n" -v g="$g" -v r="$rtt" 'BEGIN {
     printf "%-22s %12s %12s %8s %10.2f\n", name, n, g,
-      (n == "-" || n == 0) ? "-" : sprintf("%.1fx", g / n), g / r }'
+      (n == "-" || n == 0) ? "-" : sprintf("%.2fx", g / n), g / r }'
 done
 echo "(medians of $RUNS runs; vs_notify: cloudabi_ns / notify_rtt)"

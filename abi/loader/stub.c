@@ -23,6 +23,7 @@
 
 #include "cloudabi_types.h"
 #include "elf64.h"
+#include "elf_lookup.h"
 #include "launch_block.h"
 #include "linux_syscall.h"
 #include "stub_status.h"
@@ -32,7 +33,7 @@
 #define ROUND_DOWN(x) ((x) & ~(PAGE - 1))
 #define ROUND_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
 
-void stub_main(void) __attribute__((noreturn, used));
+void stub_main(const uint64_t *initial_sp) __attribute__((noreturn, used));
 
 static __attribute__((noreturn)) void fail(int status) {
   for (;;)
@@ -183,41 +184,26 @@ static void load_elf(int fd, struct loaded *out) {
   out->phnum = eh.e_phnum;
 }
 
-static int name_is(const char *a, const char *b) {
-  while (*a != '\0' && *a == *b)
-    a++, b++;
-  return *a == *b;
+/* Linux's vDSO, from the aux vector the kernel gave us: sp points at argc,
+ * then argv and envp, each NULL-terminated, then the aux vector. */
+static const void *linux_vdso(const uint64_t *sp) {
+  const uint64_t *p = sp + 1 + sp[0] + 1;
+  while (*p != 0)
+    p++;
+  for (p++; p[0] != 0; p += 2)
+    if (p[0] == 33 /* AT_SYSINFO_EHDR */)
+      return (const void *)p[1];
+  return NULL;
 }
 
-/* The address of a dynamic symbol of a loaded ELF image, or 0. */
-static uintptr_t find_symbol(uintptr_t base, const char *name) {
-  const elf64_ehdr_t *eh = (const elf64_ehdr_t *)base;
-  const elf64_phdr_t *ph = (const elf64_phdr_t *)(base + eh->e_phoff);
-  const elf64_dyn_t *dyn = NULL;
-  for (int i = 0; i < eh->e_phnum; i++)
-    if (ph[i].p_type == ELF64_PT_DYNAMIC)
-      dyn = (const elf64_dyn_t *)(base + ph[i].p_vaddr);
-  const uint32_t *hash = NULL;
-  const elf64_sym_t *sym = NULL;
-  const char *str = NULL;
-  for (; dyn != NULL && dyn->d_tag != ELF64_DT_NULL; dyn++) {
-    if (dyn->d_tag == ELF64_DT_HASH)
-      hash = (const uint32_t *)(base + dyn->d_val);
-    else if (dyn->d_tag == ELF64_DT_SYMTAB)
-      sym = (const elf64_sym_t *)(base + dyn->d_val);
-    else if (dyn->d_tag == ELF64_DT_STRTAB)
-      str = (const char *)(base + dyn->d_val);
-  }
-  if (hash == NULL || sym == NULL || str == NULL)
-    return 0;
-  for (uint32_t i = 0; i < hash[1]; i++)
-    if (sym[i].st_name != 0 && sym[i].st_value != 0 &&
-        name_is(str + sym[i].st_name, name))
-      return base + sym[i].st_value;
-  return 0;
+/* Our vDSO reads clocks through Linux's (abi/vdso/linux_vdso.c). */
+static void introduce_vdsos(const struct loaded *vdso, const void *linux_ehdr) {
+  uintptr_t init = elf_lookup((const void *)vdso->base, "cloudabi_vdso_init");
+  if (init != 0)
+    ((void (*)(const void *))init)(linux_ehdr);
 }
 
-void stub_main(void) {
+void stub_main(const uint64_t *initial_sp) {
   struct stat st;
   if (linux_syscall2(SYS_fstat, LAUNCH_FD_BLOCK, &st) != 0 ||
       st.st_size < (long)sizeof(struct launch_block))
@@ -238,6 +224,7 @@ void stub_main(void) {
   struct loaded prog, vdso;
   load_elf(LAUNCH_FD_PROGRAM, &prog);
   load_elf(LAUNCH_FD_VDSO, &vdso);
+  introduce_vdsos(&vdso, linux_vdso(initial_sp));
 
   /* The I/O slots, shared with the supervisor; a forked child must not
    * share them, so they are not inherited. */
@@ -247,7 +234,7 @@ void stub_main(void) {
   if (io < 0 && io > -4096)
     fail(STUB_ENOMEM);
   linux_syscall3(SYS_madvise, io, IOSLOT_REGION_SIZE, MADV_DONTFORK);
-  uintptr_t slot_word = find_symbol(vdso.base, VDSO_IOSLOTS_SYMBOL);
+  uintptr_t slot_word = elf_lookup((const void *)vdso.base, VDSO_IOSLOTS_SYMBOL);
   if (slot_word == 0)
     fail(STUB_EELF);
   *(long *)slot_word = io;
@@ -365,9 +352,11 @@ void stub_main(void) {
   __builtin_unreachable();
 }
 
-/* The kernel enters here with the stack holding argc/argv, unused. */
+/* The kernel enters here with the stack holding argc, argv, envp and the
+ * aux vector (only Linux's vDSO address is used). */
 __asm__(".globl _start\n"
         "_start:\n"
+        "  mov %rsp, %rdi\n"
         "  and $-16, %rsp\n"
         "  call stub_main\n"
         "  hlt\n");

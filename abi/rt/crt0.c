@@ -9,11 +9,27 @@
 
 struct rt_startup rt_startup;
 
-/* TLS for the initial thread lives on _start's stack, as upstream. */
+/* TLS for the initial thread lives on _start's stack, as upstream; other
+ * threads build theirs the same way on their own stacks (thread.c). */
 struct tls_image {
   const void *init;
   size_t filesz, memsz, align;
 };
+static struct tls_image tls_image;
+
+/* TLS variant II: the block ends where the TCB starts. */
+static size_t tls_block_size(const struct tls_image *tls) {
+  return (tls->memsz + tls->align - 1) & ~(tls->align - 1);
+}
+
+static size_t tls_tcb_align(const struct tls_image *tls) {
+  return tls->align > 16 ? tls->align : 16;
+}
+
+size_t rt_tls_area_size(void) {
+  return tls_block_size(&tls_image) + sizeof(cloudabi_tcb_t) +
+         tls_tcb_align(&tls_image);
+}
 
 static void fatal(const char *msg) {
   rt_write_all(2, msg, strlen(msg));
@@ -52,6 +68,20 @@ static bool relocate(uintptr_t base, const elf64_dyn_t *dyn) {
 static void tcb_set(cloudabi_tcb_t *tcb) {
   __asm__ volatile("mov %0, %%fs:0" : : "r"(tcb));
 }
+
+static void tls_install(const struct tls_image *tls, char *area) {
+  size_t tls_size = tls_block_size(tls), tcb_align = tls_tcb_align(tls);
+  uintptr_t tp =
+      ((uintptr_t)area + tls_size + tcb_align - 1) & ~(tcb_align - 1);
+  char *block = (char *)(tp - tls_size);
+  memcpy(block, tls->init, tls->filesz);
+  memset(block + tls->filesz, 0, tls_size - tls->filesz);
+  cloudabi_tcb_t *tcb = (cloudabi_tcb_t *)tp;
+  tcb->parent = NULL;
+  tcb_set(tcb);
+}
+
+void rt_tls_install(char *area) { tls_install(&tls_image, area); }
 
 _Noreturn void _start(const cloudabi_auxv_t *auxv);
 _Noreturn void _start(const cloudabi_auxv_t *auxv) {
@@ -130,17 +160,9 @@ _Noreturn void _start(const cloudabi_auxv_t *auxv) {
       cloudabi_sys_mem_protect((void *)start, end - start, CLOUDABI_PROT_READ);
   }
 
-  /* TLS variant II: the block ends where the TCB starts. */
-  size_t tls_size = (tls.memsz + tls.align - 1) & ~(tls.align - 1);
-  size_t tcb_align = tls.align > 16 ? tls.align : 16;
-  char *area = __builtin_alloca(tls_size + sizeof(cloudabi_tcb_t) + tcb_align);
-  uintptr_t tp = ((uintptr_t)area + tls_size + tcb_align - 1) & ~(tcb_align - 1);
-  char *block = (char *)(tp - tls_size);
-  memcpy(block, tls.init, tls.filesz);
-  memset(block + tls.filesz, 0, tls_size - tls.filesz);
-  cloudabi_tcb_t *tcb = (cloudabi_tcb_t *)tp;
-  tcb->parent = NULL;
-  tcb_set(tcb);
+  tls_image = tls;
+  tls_install(&tls, __builtin_alloca(rt_tls_area_size()));
+  rt_thread_init_main(tid);
 
   rt_startup.auxv = auxv;
   rt_startup.base = base;

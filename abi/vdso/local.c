@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "cloudabi_syscalls.h"
+#include "linux_vdso.h"
 #include "vdso.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -62,7 +63,7 @@ cloudabi_sys_clock_time_get(cloudabi_clockid_t clock_id,
   if (id < 0)
     return CLOUDABI_EINVAL;
   struct linux_timespec ts;
-  cloudabi_errno_t e = vdso_errno(vdso_syscall2(SYS_clock_gettime, id, &ts));
+  cloudabi_errno_t e = vdso_errno(vdso_clock_gettime(id, &ts));
   if (e == 0)
     *time = to_ns(&ts);
   return e;
