@@ -30,6 +30,8 @@ cloudabi_errno_t rt_thread_create(rt_thread_t **thread, rt_thread_fn *fn,
 void *rt_thread_join(rt_thread_t *thread);
 /* The calling thread's id, and a created thread's. */
 cloudabi_tid_t rt_thread_self(void);
+/* proc_fork, keeping rt_thread_self() right in the child. */
+cloudabi_errno_t rt_proc_fork(cloudabi_fd_t *fd);
 cloudabi_tid_t rt_thread_tid(const rt_thread_t *thread);
 
 /* ---- mutexes and read-write locks: one word, as cloudabi_lock_t ---- */

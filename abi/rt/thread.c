@@ -13,6 +13,16 @@ void rt_thread_init_main(cloudabi_tid_t tid) {
   self_tid = tid;
 }
 
+cloudabi_errno_t rt_proc_fork(cloudabi_fd_t *fd) {
+  cloudabi_tid_t tid;
+  cloudabi_errno_t e = cloudabi_sys_proc_fork(fd, &tid);
+  /* The child's only thread has a tid of its own, which lock words must
+   * carry from now on, as cloudlibc's fork() records it. */
+  if (e == 0 && *fd == CLOUDABI_PROCESS_CHILD)
+    self_tid = tid;
+  return e;
+}
+
 cloudabi_tid_t rt_thread_self(void) {
   return self_tid;
 }
