@@ -38,6 +38,7 @@ struct gproc {
   unsigned nthreads;
   /* Why it died, when the supervisor knows better than the wait status. */
   int killed_for_syscall; /* Linux syscall number + 1, or 0 */
+  bool killed_for_threads; /* it made more than SUP_MAX_THREADS */
   uint64_t killed_at_ip;
   struct gproc *next;
 };
@@ -70,6 +71,8 @@ struct sup {
   struct listener *listeners[SUP_MAX_LISTENERS];
   unsigned next_listener;
 #define SUP_MAX_PROCS 128
+/* Threads per process (counting the first), beyond which it is killed. */
+#define SUP_MAX_THREADS 1024
   unsigned nprocs, next_number;
   struct filter_prog filter;
   bool reap_pending; /* wait statuses to collect without a SIGCHLD */

@@ -406,7 +406,11 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
                     proc->killed_for_syscall != 0);
   if (proc->pid == s->main_pid) {
     char name[32];
-    if (proc->killed_for_syscall != 0) {
+    if (proc->killed_for_threads) {
+      msg(s, "program created more than %d threads and was killed",
+          SUP_MAX_THREADS);
+      s->exit_status = 128 + SIGKILL;
+    } else if (proc->killed_for_syscall != 0) {
       char sc[32];
       msg(s, "program made a forbidden Linux system call %s at %#llx",
           linux_syscall_name(proc->killed_for_syscall - 1, sc, sizeof(sc)),
@@ -433,8 +437,16 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
   case PTRACE_EVENT_CLONE:
     /* A new thread of the same process; it is stopped until we know. */
     if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0) {
+      struct gproc *creator = sup_proc_of(s, tid);
+      if (creator != NULL && creator->nthreads >= SUP_MAX_THREADS &&
+          !creator->killed_for_threads) {
+        /* A thread bomb: a thread cannot be refused after the fact, and
+         * killing one kills its process, so the process goes. */
+        creator->killed_for_threads = true;
+        kill(creator->pid, SIGKILL);
+      }
       struct gthread *nt = tasks_add_thread(&s->threads, (pid_t)msgval,
-                                            sup_proc_of(s, tid));
+                                            creator);
       if (nt != NULL) {
         nt->seen_clone_event = true;
         if (nt->stopped_unknown) {
