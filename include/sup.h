@@ -120,6 +120,12 @@ bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
 
 struct gproc *sup_proc_of(struct sup *s, pid_t tid);
 
+/* For a host call that found obj not ready: a descriptor the guest made
+ * non-blocking fails with EAGAIN, a blocking one parks the call until obj
+ * is ready for `events` (CALL_PARKED, or ENOMEM). */
+cloudabi_errno_t sup_wait_for(struct call *c, struct hostobj *obj,
+                              uint32_t events);
+
 /* A buffer of GUESTMEM_MAX_IO bytes, valid until the handler returns. */
 static inline void *sup_scratch(struct sup *s) { return s->scratch; }
 

@@ -13,14 +13,6 @@
 
 #define R(name) CLOUDABI_RIGHT_##name
 
-/* A blocking descriptor that would block waits; a non-blocking one fails. */
-static cloudabi_errno_t would_block(struct call *c, struct hostobj *obj,
-                                    uint32_t events) {
-  if ((obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0)
-    return CLOUDABI_EAGAIN;
-  return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
-}
-
 /* fd_write(fd, iovs, iovs_len, slot tag in place of nwritten) */
 cloudabi_errno_t handle_fd_write(struct call *c) {
   struct hostobj *obj = c->cap[0]->obj;
@@ -30,7 +22,7 @@ cloudabi_errno_t handle_fd_write(struct call *c) {
     return e;
   ssize_t n = hostio_writev(obj, &data, 1);
   if (n == -EAGAIN)
-    return would_block(c, obj, EPOLLOUT);
+    return sup_wait_for(c, obj, EPOLLOUT);
   if (n < 0)
     return errno_from_host((int)-n);
   c->result = (uint64_t)n;
@@ -46,7 +38,7 @@ cloudabi_errno_t handle_fd_read(struct call *c) {
     return e;
   ssize_t n = hostio_readv(obj, &sink.buf, 1);
   if (n == -EAGAIN)
-    return would_block(c, obj, EPOLLIN);
+    return sup_wait_for(c, obj, EPOLLIN);
   if (n < 0)
     return errno_from_host((int)-n);
   e = gmem_sink_fill(c, &sink, (size_t)n);

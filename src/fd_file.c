@@ -16,15 +16,6 @@
 
 #define R(name) CLOUDABI_RIGHT_##name
 
-/* A blocking descriptor that would block waits; a non-blocking one fails.
- * (Only devices get here: files never block.) */
-static cloudabi_errno_t would_block(struct call *c, struct hostobj *obj,
-                                    uint32_t events) {
-  if ((obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0)
-    return CLOUDABI_EAGAIN;
-  return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
-}
-
 static cloudabi_errno_t file_offset(uint64_t offset, off_t *out) {
   if (offset > (uint64_t)INT64_MAX)
     return CLOUDABI_EINVAL;
@@ -44,7 +35,7 @@ cloudabi_errno_t handle_fd_pread(struct call *c) {
     return e;
   ssize_t n = pread(obj->fd, sink.buf.iov_base, sink.buf.iov_len, offset);
   if (n < 0 && errno == EAGAIN)
-    return would_block(c, obj, EPOLLIN);
+    return sup_wait_for(c, obj, EPOLLIN);
   if (n < 0)
     return errno_from_host(errno);
   if ((e = gmem_sink_fill(c, &sink, (size_t)n)) != 0)
@@ -64,7 +55,7 @@ cloudabi_errno_t handle_fd_pwrite(struct call *c) {
     return e;
   ssize_t n = pwrite(obj->fd, data.iov_base, data.iov_len, offset);
   if (n < 0 && errno == EAGAIN)
-    return would_block(c, obj, EPOLLOUT);
+    return sup_wait_for(c, obj, EPOLLOUT);
   if (n < 0)
     return errno_from_host(errno);
   /* The sync flags, as hostio does for fd_write. */

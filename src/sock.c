@@ -22,13 +22,6 @@
 /* Linux's limit on descriptors in one SCM_RIGHTS message. */
 #define MAX_PASSED_FDS 253
 
-static cloudabi_errno_t would_block(struct call *c, struct hostobj *obj,
-                                    uint32_t events) {
-  if ((obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0)
-    return CLOUDABI_EAGAIN;
-  return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
-}
-
 /* Files the guest received: into its table, their numbers to ri_fds. */
 static size_t adopt_fds(struct call *c, const int *host, size_t n,
                         cloudabi_rights_t inheriting, cloudabi_fd_t *out) {
@@ -86,7 +79,7 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
       char probe;
       ssize_t r = recv(cap->obj->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
       if (r != 0 && !(r < 0 && errno != EAGAIN))
-        return would_block(c, cap->obj, EPOLLIN);
+        return sup_wait_for(c, cap->obj, EPOLLIN);
     }
   }
 
@@ -106,7 +99,7 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
     flags |= MSG_PEEK;
   ssize_t n = recvmsg(cap->obj->fd, &m, flags);
   if (n < 0 && errno == EAGAIN)
-    return would_block(c, cap->obj, EPOLLIN);
+    return sup_wait_for(c, cap->obj, EPOLLIN);
   if (n < 0)
     return errno_from_host(errno);
 
@@ -207,7 +200,7 @@ cloudabi_errno_t handle_sock_send(struct call *c) {
   }
   ssize_t n = sendmsg(cap->obj->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
   if (n < 0 && errno == EAGAIN)
-    return would_block(c, cap->obj, EPOLLOUT);
+    return sup_wait_for(c, cap->obj, EPOLLOUT);
   if (n < 0)
     return errno_from_host(errno);
   cloudabi_send_out_t out = {(size_t)n};

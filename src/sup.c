@@ -186,6 +186,13 @@ bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
   return ok;
 }
 
+cloudabi_errno_t sup_wait_for(struct call *c, struct hostobj *obj,
+                              uint32_t events) {
+  if ((obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0)
+    return CLOUDABI_EAGAIN;
+  return sup_park_fd(c, obj->fd, events) ? CALL_PARKED : CLOUDABI_ENOMEM;
+}
+
 /* Takes p off the parked list.  It is freed after the current round of
  * events, which may still name it. */
 static void unpark(struct sup *s, struct call *p) {

@@ -13,6 +13,7 @@
 
 #include "argdata.h"
 #include "cloudabi_syscalls.h"
+#include "linux_syscall.h"
 
 /* The program's entry, called by crt0; returning exits with status 0. */
 void program_main(const argdata_t *ad);
@@ -59,19 +60,7 @@ _Noreturn void rt_fail(const char *file, int line, const char *msg);
   } while (0)
 
 /* A raw system call, for tests that bypass the vDSO on purpose. */
-static inline long rt_raw_syscall(long nr, long a0, long a1, long a2, long a3,
-                                  long a4, long a5) {
-  register long r10 __asm__("r10") = a3;
-  register long r8 __asm__("r8") = a4;
-  register long r9 __asm__("r9") = a5;
-  long ret;
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8),
-                     "r"(r9)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
+#define rt_raw_syscall linux_syscall6
 
 /* Looks up a key of a map given as argdata; returns false if absent. */
 bool rt_map_get(const argdata_t *map, const char *key, argdata_t *value);
