@@ -18,8 +18,6 @@
 /* Set by the loader to this process's region, or left NULL. */
 VDSO_EXPORT void *cloudabi_vdso_ioslots;
 
-/* 0, or CLOUDABI_EFAULT if either range faulted. */
-int vdso_copy(void *dst, const void *src, size_t n) VDSO_HIDDEN;
 __asm__(".text\n"
         ".globl vdso_copy\n"
         ".hidden vdso_copy\n"

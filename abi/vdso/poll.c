@@ -138,18 +138,30 @@ cloudabi_sys_poll(const cloudabi_subscription_t *in, cloudabi_event_t *out,
   }
   if (n > POLL_MAX)
     return CLOUDABI_EINVAL;
-  if (is_futex_type(in[0].type) &&
-      (n == 1 || (n == 2 && in[1].type == CLOUDABI_EVENTTYPE_CLOCK))) {
-    poll_futex(in, n, out);
-    *nevents = 1;
-    return 0;
-  }
-  bool local = n <= LOCAL_CLOCKS_MAX;
-  for (size_t i = 0; local && i < n; i++)
-    local = !has_descriptor(in[i].type);
-  if (local) {
-    *nevents = poll_clocks(in, n, out);
-    return 0;
+  if (n <= LOCAL_CLOCKS_MAX) {
+    /* Copied in and out through vdso_copy, so that bad pointers give
+     * EFAULT (io.c) rather than a crash in the vDSO. */
+    cloudabi_subscription_t subs[LOCAL_CLOCKS_MAX];
+    cloudabi_event_t evs[LOCAL_CLOCKS_MAX];
+    if (vdso_copy(subs, in, n * sizeof(subs[0])) != 0)
+      return CLOUDABI_EFAULT;
+    size_t k;
+    bool local = true;
+    if (is_futex_type(subs[0].type) &&
+        (n == 1 || (n == 2 && subs[1].type == CLOUDABI_EVENTTYPE_CLOCK))) {
+      poll_futex(subs, n, evs);
+      k = 1;
+    } else {
+      for (size_t i = 0; local && i < n; i++)
+        local = !has_descriptor(subs[i].type);
+      k = local ? poll_clocks(subs, n, evs) : 0;
+    }
+    if (local) {
+      if (vdso_copy(out, evs, k * sizeof(evs[0])) != 0)
+        return CLOUDABI_EFAULT;
+      *nevents = k;
+      return 0;
+    }
   }
   long r = vdso_trap(CLOUDABI_SYS_poll, (long)in, (long)out, (long)n, 0, 0, 0);
   if (r < 0)

@@ -20,6 +20,11 @@
 #define vdso_syscall2 linux_syscall2
 #define vdso_syscall3 linux_syscall3
 
+/* Copies between guest memory and the vDSO's own: 0, or CLOUDABI_EFAULT if
+ * a pointer was bad (the supervisor resumes the faulting copy at its EFAULT
+ * exit; io.c). */
+int vdso_copy(void *dst, const void *src, size_t n) VDSO_HIDDEN;
+
 /* A Linux syscall's result as a CloudABI errno (0 on success). */
 static inline cloudabi_errno_t vdso_errno(long ret) {
   return ret < 0 && ret > -4096 ? linux_errno_to_cloudabi((int)-ret) : 0;

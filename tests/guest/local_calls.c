@@ -116,5 +116,14 @@ void program_main(const argdata_t *ad) {
   test_random();
   test_memory();
   RT_EXPECT(cloudabi_sys_thread_yield(), 0);
+  /* poll done in the vDSO: bad pointers give EFAULT, not a crash. */
+  cloudabi_subscription_t sub = {.type = CLOUDABI_EVENTTYPE_CLOCK,
+                                 .clock = {.clock_id = CLOUDABI_CLOCK_MONOTONIC}};
+  cloudabi_event_t ev;
+  size_t n;
+  RT_EXPECT(cloudabi_sys_poll((void *)16, &ev, 1, &n), CLOUDABI_EFAULT);
+  RT_EXPECT(cloudabi_sys_poll(&sub, (void *)16, 1, &n), CLOUDABI_EFAULT);
+  RT_EXPECT(cloudabi_sys_poll(&sub, &ev, 1, &n), 0);
+  RT_CHECK(n == 1 && ev.type == CLOUDABI_EVENTTYPE_CLOCK && ev.error == 0);
   rt_printf(out, "local_calls: %u checks passed\n", rt_checks_passed);
 }
