@@ -33,6 +33,7 @@ struct gproc {
   struct listener *listener;
   struct procinfo *info; /* shared with process descriptors naming it */
   struct gproc *parent;  /* that forked it, until it claims the child */
+  bool exited;           /* gone, kept only for that claim */
   char *ioslots;      /* our mapping of its I/O slots, or NULL */
   uint64_t vdso_base; /* where its vDSO is, from its start-up call */
   unsigned nthreads;

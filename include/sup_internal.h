@@ -25,5 +25,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
 /* A guest process forked: child is stopped; give it a process record. */
 void procs_forked(struct sup *s, struct gproc *parent, pid_t child);
 void procs_free(struct sup *s, struct gproc *p);
+/* Its last thread is gone. */
+void procs_exited(struct sup *s, struct gproc *p);
 
 #endif

@@ -45,6 +45,16 @@ static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
   return p;
 }
 
+/* What a process holds while it runs. */
+static void release(struct sup *s, struct gproc *p) {
+  captab_free(&p->fds);
+  if (p->ioslots != NULL)
+    munmap(p->ioslots, IOSLOT_REGION_SIZE);
+  p->ioslots = NULL;
+  sup_listener_unref(s, p->listener);
+  p->listener = NULL;
+}
+
 void procs_free(struct sup *s, struct gproc *p) {
   for (struct gproc **pp = &s->procs; *pp != NULL; pp = &(*pp)->next) {
     if (*pp == p) {
@@ -52,16 +62,37 @@ void procs_free(struct sup *s, struct gproc *p) {
       break;
     }
   }
-  for (struct gproc *q = s->procs; q != NULL; q = q->next)
-    if (q->parent == p)
-      q->parent = NULL; /* an unclaimed child stays unclaimed */
-  captab_free(&p->fds);
-  if (p->ioslots != NULL)
-    munmap(p->ioslots, IOSLOT_REGION_SIZE);
-  sup_listener_unref(s, p->listener);
+  /* Its unclaimed children stay unclaimed; those already gone go (which
+   * can free others: look again from the start each time). */
+  for (bool again = true; again;) {
+    again = false;
+    for (struct gproc *q = s->procs; q != NULL; q = q->next) {
+      if (q->parent != p)
+        continue;
+      q->parent = NULL;
+      if (q->exited) {
+        procs_free(s, q);
+        again = true;
+        break;
+      }
+    }
+  }
+  release(s, p);
   procinfo_unref(p->info);
   s->nprocs--;
   free(p);
+}
+
+void procs_exited(struct sup *s, struct gproc *p) {
+  if (p->parent == NULL) {
+    procs_free(s, p);
+    return;
+  }
+  /* Its parent has not asked for its descriptor yet (the child can end
+   * before the parent's half of proc_fork arrives): keep the record, with
+   * the exit status, until it does. */
+  release(s, p);
+  p->exited = true;
 }
 
 struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
@@ -181,6 +212,8 @@ cloudabi_errno_t handle_proc_fork(struct call *c) {
   if (e != 0)
     return e;
   p->parent = NULL;
+  if (p->exited)
+    procs_free(c->sup, p); /* its record was kept only for this */
   c->result = fd | (uint64_t)(uint32_t)child << 32;
   return 0;
 }

@@ -433,7 +433,7 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
     }
     s->main_done = true;
   }
-  procs_free(s, proc);
+  procs_exited(s, proc);
 }
 
 static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
