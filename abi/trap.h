@@ -48,6 +48,18 @@
 #define TRAP_SLOT(index, len)                                                  \
   (TRAP_SLOT_TAG | (uint64_t)(index) << 32 | (uint64_t)(uint32_t)(len))
 
+/*
+ * A slot address: TRAP_SLOTADDR_TAG | index << 32 | offset stands, in an
+ * argument that is a pointer, for that offset in slot `index`.  The vDSO's
+ * generic stubs copy small inputs (paths, fdstat, filestat) into a slot and
+ * let small outputs land there; the supervisor's guest-memory functions
+ * read and write such addresses in the slot (guestmem.c), so handlers need
+ * not know.
+ */
+#define TRAP_SLOTADDR_TAG (0x5108ull << 48)
+#define TRAP_SLOTADDR(index, offset)                                           \
+  (TRAP_SLOTADDR_TAG | (uint64_t)(index) << 32 | (uint64_t)(uint32_t)(offset))
+
 /* The vDSO's exported data word that the loader points at the region. */
 #define VDSO_IOSLOTS_SYMBOL "cloudabi_vdso_ioslots"
 

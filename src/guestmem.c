@@ -2,17 +2,86 @@
 #include "guestmem.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "call.h"
 #include "sup.h"
 #include "trap.h"
 
+/* A slot address (trap.h) as our pointer to len bytes, or NULL (EFAULT). */
+static char *slot_bytes(struct call *c, uint64_t addr, size_t len) {
+  uint64_t index = (addr >> 32) & 0xffff, off = (uint32_t)addr;
+  if (c->proc->ioslots == NULL || index >= IOSLOT_COUNT || off > IOSLOT_SIZE ||
+      len > IOSLOT_SIZE - off)
+    return NULL;
+  return c->proc->ioslots + IOSLOT_OFFSET(index) + off;
+}
+
+static bool any_slot_address(const struct iovec *remote, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (((uint64_t)(uintptr_t)remote[i].iov_base & TRAP_SLOT_MASK) ==
+        TRAP_SLOTADDR_TAG)
+      return true;
+  return false;
+}
+
+/*
+ * Element by element, for vectors that name the I/O slot: slot addresses
+ * are copied directly, the rest through process_vm_*.  Moves `total`
+ * bytes between the local vector and the remote one, in order.
+ */
+static cloudabi_errno_t slot_rw(struct call *c, const struct iovec *local,
+                                size_t nlocal, const struct iovec *remote,
+                                size_t nremote, size_t total, bool write,
+                                size_t *moved) {
+  size_t li = 0, loff = 0, done = 0;
+  *moved = 0;
+  for (size_t ri = 0; ri < nremote && done < total; ri++) {
+    uint64_t base = (uint64_t)(uintptr_t)remote[ri].iov_base;
+    size_t rlen = remote[ri].iov_len, roff = 0;
+    bool in_slot = (base & TRAP_SLOT_MASK) == TRAP_SLOTADDR_TAG;
+    char *slot = in_slot ? slot_bytes(c, base, rlen) : NULL;
+    if (in_slot && slot == NULL)
+      return CLOUDABI_EFAULT;
+    while (roff < rlen && done < total) {
+      while (li < nlocal && loff == local[li].iov_len)
+        li++, loff = 0;
+      if (li == nlocal)
+        return CLOUDABI_EFAULT;
+      size_t k = local[li].iov_len - loff;
+      if (k > rlen - roff)
+        k = rlen - roff;
+      char *l = (char *)local[li].iov_base + loff;
+      if (slot != NULL) {
+        if (write)
+          memcpy(slot + roff, l, k);
+        else
+          memcpy(l, slot + roff, k);
+      } else {
+        struct iovec lv = {l, k}, rv = {(void *)(uintptr_t)(base + roff), k};
+        ssize_t n = write ? process_vm_writev((pid_t)c->tid, &lv, 1, &rv, 1, 0)
+                          : process_vm_readv((pid_t)c->tid, &lv, 1, &rv, 1, 0);
+        if (n < 0 || (size_t)n != k)
+          return CLOUDABI_EFAULT;
+      }
+      roff += k, loff += k, done += k;
+      *moved = done;
+    }
+  }
+  return done == total ? 0 : CLOUDABI_EFAULT;
+}
+
 cloudabi_errno_t gmem_readv(struct call *c, const struct iovec *local,
                             size_t nlocal, const struct iovec *remote,
                             size_t nremote, size_t total) {
   if (total == 0)
     return 0;
+  if (any_slot_address(remote, nremote)) {
+    size_t moved;
+    return slot_rw(c, local, nlocal, remote, nremote, total, false, &moved);
+  }
   ssize_t got =
       process_vm_readv((pid_t)c->tid, local, nlocal, remote, nremote, 0);
   return got < 0 || (size_t)got != total ? CLOUDABI_EFAULT : 0;
@@ -42,6 +111,8 @@ cloudabi_errno_t gmem_writev(struct call *c, const struct iovec *local,
   *written = 0;
   if (total == 0)
     return 0;
+  if (any_slot_address(remote, nremote))
+    return slot_rw(c, local, nlocal, remote, nremote, total, true, written);
   ssize_t put =
       process_vm_writev((pid_t)c->tid, local, nlocal, remote, nremote, 0);
   if (put < 0)

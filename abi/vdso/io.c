@@ -18,28 +18,6 @@
 /* Set by the loader to this process's region, or left NULL. */
 VDSO_EXPORT void *cloudabi_vdso_ioslots;
 
-__asm__(".text\n"
-        ".globl vdso_copy\n"
-        ".hidden vdso_copy\n"
-        ".type vdso_copy, @function\n"
-        ".globl " VDSO_COPY_BEGIN_SYMBOL "\n"
-        ".type " VDSO_COPY_BEGIN_SYMBOL ", @function\n"
-        "vdso_copy:\n" VDSO_COPY_BEGIN_SYMBOL ":\n"
-        "  mov %rdx, %rcx\n"
-        "  rep movsb\n"
-        "  xor %eax, %eax\n"
-        "  ret\n"
-        ".globl " VDSO_COPY_END_SYMBOL "\n"
-        VDSO_COPY_END_SYMBOL ":\n"
-        ".globl " VDSO_COPY_FAULT_SYMBOL "\n"
-        ".type " VDSO_COPY_FAULT_SYMBOL ", @function\n"
-        VDSO_COPY_FAULT_SYMBOL ":\n"
-        "  mov $21, %eax\n" /* CLOUDABI_EFAULT */
-        "  ret\n");
-_Static_assert(CLOUDABI_EFAULT == 21, "the fault label returns EFAULT");
-
-#define MAX_SLOT_IOVS 16
-
 struct slot {
   int index;
   char *data;
@@ -67,6 +45,82 @@ static void slot_release(const struct slot *s) {
   uint64_t *free_bits = (uint64_t *)cloudabi_vdso_ioslots;
   __atomic_fetch_or(free_bits, 1ull << s->index, __ATOMIC_RELEASE);
 }
+
+
+/*
+ * The generic stubs' marshalling (trapped.c): copies each input into the
+ * slot and points its argument there, traps, then copies each output back
+ * to where the guest wanted it.  With no slot, or data that does not fit,
+ * the call traps with its plain arguments.
+ */
+long vdso_trap_marshalled(unsigned sysno, long a[6],
+                          const struct vdso_marshal *ops, size_t nops) {
+  struct slot s;
+  if (!slot_claim(&s))
+    return vdso_trap(sysno, a[0], a[1], a[2], a[3], a[4], a[5]);
+  long orig[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+  size_t off = 0;
+  int fits = 1;
+  for (size_t k = 0; fits && k < nops; k++) {
+    const struct vdso_marshal *m = &ops[k];
+    size_t len = m->len_arg >= 0 ? (size_t)a[m->len_arg] : m->size;
+    off = (off + 7) & ~(size_t)7;
+    if (len > IOSLOT_SIZE - off) {
+      fits = 0;
+      break;
+    }
+    if (m->in && vdso_copy(s.data + off, (const void *)orig[m->arg], len) != 0) {
+      slot_release(&s);
+      return -(TRAP_ERRNO_BIAS + CLOUDABI_EFAULT);
+    }
+    a[m->arg] = (long)TRAP_SLOTADDR(s.index, off);
+    off += len;
+  }
+  if (!fits)
+    for (int i = 0; i < 6; i++)
+      a[i] = orig[i];
+  long r = vdso_trap(sysno, a[0], a[1], a[2], a[3], a[4], a[5]);
+  if (fits && r >= 0) {
+    off = 0;
+    for (size_t k = 0; k < nops; k++) {
+      const struct vdso_marshal *m = &ops[k];
+      size_t len = m->len_arg >= 0 ? (size_t)orig[m->len_arg] : m->size;
+      off = (off + 7) & ~(size_t)7;
+      /* Outputs of a caller-given length hold `r` bytes (bufused). */
+      size_t back = m->len_arg >= 0 && (size_t)r < len ? (size_t)r : len;
+      if (!m->in &&
+          vdso_copy((void *)orig[m->arg], s.data + off, back) != 0) {
+        r = -(TRAP_ERRNO_BIAS + CLOUDABI_EFAULT);
+        break;
+      }
+      off += len;
+    }
+  }
+  slot_release(&s);
+  return r;
+}
+
+__asm__(".text\n"
+        ".globl vdso_copy\n"
+        ".hidden vdso_copy\n"
+        ".type vdso_copy, @function\n"
+        ".globl " VDSO_COPY_BEGIN_SYMBOL "\n"
+        ".type " VDSO_COPY_BEGIN_SYMBOL ", @function\n"
+        "vdso_copy:\n" VDSO_COPY_BEGIN_SYMBOL ":\n"
+        "  mov %rdx, %rcx\n"
+        "  rep movsb\n"
+        "  xor %eax, %eax\n"
+        "  ret\n"
+        ".globl " VDSO_COPY_END_SYMBOL "\n"
+        VDSO_COPY_END_SYMBOL ":\n"
+        ".globl " VDSO_COPY_FAULT_SYMBOL "\n"
+        ".type " VDSO_COPY_FAULT_SYMBOL ", @function\n"
+        VDSO_COPY_FAULT_SYMBOL ":\n"
+        "  mov $21, %eax\n" /* CLOUDABI_EFAULT */
+        "  ret\n");
+_Static_assert(CLOUDABI_EFAULT == 21, "the fault label returns EFAULT");
+
+#define MAX_SLOT_IOVS 16
 
 /* The guest's iovecs, if there are few enough; -1 for a bad array. */
 static int load_iovs(cloudabi_iovec_t *v, const void *iovs, size_t n) {

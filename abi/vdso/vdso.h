@@ -25,6 +25,17 @@
  * exit; io.c). */
 int vdso_copy(void *dst, const void *src, size_t n) VDSO_HIDDEN;
 
+/* One input or output the generic stubs pass through an I/O slot: argument
+ * `arg`, of `size` bytes or of the length in argument `len_arg`. */
+struct vdso_marshal {
+  signed char arg, len_arg; /* len_arg < 0: fixed size */
+  unsigned char in;         /* 1: copied in before; 0: copied out after */
+  unsigned short size;
+};
+long vdso_trap_marshalled(unsigned sysno, long a[6],
+                          const struct vdso_marshal *ops,
+                          size_t nops) VDSO_HIDDEN;
+
 /* A Linux syscall's result as a CloudABI errno (0 on success). */
 static inline cloudabi_errno_t vdso_errno(long ret) {
   return ret < 0 && ret > -4096 ? linux_errno_to_cloudabi((int)-ret) : 0;
