@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdarg.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,11 +292,9 @@ static void expire_deadlines(struct sup *s) {
 
 /* ---- notifications ---- */
 
-static void handle_notification(struct sup *s, int listener) {
-  struct seccomp_notif *n = s->notif;
-  memset(n, 0, s->notif_size);
-  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
-    return; /* ENOENT: the caller died before we looked; EINTR */
+/* A notification received from listener: answer it, or park the call. */
+static void process_notification(struct sup *s, int listener,
+                                 struct seccomp_notif *n) {
   uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
   struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
   if (n->data.nr == TRAP_NR_BOOT) {
@@ -336,6 +335,14 @@ static void handle_notification(struct sup *s, int listener) {
     trace_call_done(s->trace, &c, e);
   if (e != CALL_PARKED && e != CALL_ABANDONED)
     sup_reply(listener, c.id, e, c.result);
+}
+
+static void handle_notification(struct sup *s, int listener) {
+  struct seccomp_notif *n = s->notif;
+  memset(n, 0, s->notif_size);
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
+    return; /* ENOENT: the caller died before we looked; EINTR */
+  process_notification(s, listener, n);
 }
 
 /* ---- tasks and their ptrace events ---- */
@@ -505,19 +512,52 @@ static void reap(struct sup *s) {
   }
 }
 
+/*
+ * Signals.  The supervisor's signals are caught by a handler that records
+ * them and writes a byte to a pipe in the epoll set (so a wait never
+ * misses one), and that, while the supervisor blocks in RECV on the fast
+ * path, jumps out of the RECV (so an exit or a ptrace stop is never left
+ * waiting behind a notification that will not come).  A handler can only
+ * reach globals, hence these few; they are the supervisor's only ones.
+ */
+static volatile sig_atomic_t sig_child, sig_other;
+static volatile sig_atomic_t in_recv;
+static int wake_fd = -1; /* the pipe's write end */
+static sigjmp_buf recv_jump;
+
+static void on_signal(int sig) {
+  int saved = errno;
+  if (sig == SIGCHLD)
+    sig_child = 1;
+  else
+    sig_other = sig;
+  char c = 0;
+  if (write(wake_fd, &c, 1) < 0) {
+    /* full: a wake-up is pending anyway */
+  }
+  errno = saved;
+  if (in_recv) {
+    in_recv = 0;
+    siglongjmp(recv_jump, 1);
+  }
+}
+
 static void handle_signals(struct sup *s) {
-  struct signalfd_siginfo si;
-  bool child = false;
-  while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
-    if (si.ssi_signo == SIGCHLD) {
-      child = true;
-    } else if (!s->main_done) {
+  char buf[64];
+  while (read(s->sigfd, buf, sizeof(buf)) > 0) {
+  }
+  bool child = sig_child;
+  sig_child = 0;
+  int other = sig_other;
+  sig_other = 0;
+  {
+    if (other != 0 && !s->main_done) {
       /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too.  A
        * traced thread waiting in a call we parked only takes the signal
        * when the call returns, so those calls end now, with EINTR that
        * no thread lives to see. */
       for (struct gproc *p = s->procs; p != NULL; p = p->next)
-        kill(p->pid, (int)si.ssi_signo);
+        kill(p->pid, other);
       while (s->parked != NULL) {
         sup_reply(s->parked->listener, s->parked->id, CLOUDABI_EINTR, 0);
         unpark(s, s->parked);
@@ -557,10 +597,25 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGHUP);
-  sigprocmask(SIG_BLOCK, &mask, NULL);
+  /* SA_NODEFER: on_signal may jump out of itself, leaving the mask as it
+   * was; SA_RESTART: other calls it interrupts carry on. */
+  struct sigaction sa = {.sa_handler = on_signal,
+                         .sa_flags = SA_RESTART | SA_NODEFER};
+  sigemptyset(&sa.sa_mask);
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
+    msg(s, "cannot set up the event loop: %s", strerror(errno));
+    return -1;
+  }
+  s->sigfd = pipefd[0];
+  wake_fd = pipefd[1];
+  sigaction(SIGCHLD, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigprocmask(SIG_UNBLOCK, &mask, NULL);
   /* Writes to closed pipes fail with EPIPE for the guest to see. */
   signal(SIGPIPE, SIG_IGN);
-  s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   s->epfd = epoll_create1(EPOLL_CLOEXEC);
   if (s->sigfd < 0 || s->epfd < 0) {
     msg(s, "cannot set up the event loop: %s", strerror(errno));
@@ -629,9 +684,59 @@ static void teardown(struct sup *s) {
     close(s->epfd);
   if (s->sigfd >= 0)
     close(s->sigfd);
+  /* Back to defaults before the pipe goes: nothing may write to it. */
+  signal(SIGCHLD, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  if (wake_fd >= 0)
+    close(wake_fd);
+  wake_fd = -1;
   free(s->notif);
   free(s->scratch);
   trace_close(s->trace);
+}
+
+/*
+ * The fast path: with one listener and nothing parked, there is nothing to
+ * wait for but the next notification and signals, so block in RECV itself
+ * and save an epoll_wait per call.
+ */
+static struct listener *fast_path_listener(struct sup *s) {
+  if (s->parked != NULL)
+    return NULL;
+  struct listener *only = NULL;
+  for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++) {
+    if (s->listeners[i] == NULL)
+      continue;
+    if (only != NULL)
+      return NULL;
+    only = s->listeners[i];
+  }
+  return only;
+}
+
+static void fast_recv(struct sup *s, struct listener *l) {
+  struct seccomp_notif *n = s->notif;
+  int fd = l->fd;
+  memset(n, 0, s->notif_size);
+  if (sigsetjmp(recv_jump, 0) == 0) {
+    in_recv = 1;
+    /* After raising in_recv: a signal from now on jumps out. */
+    if (sig_child || sig_other) {
+      in_recv = 0;
+      return;
+    }
+    int r = ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, n);
+    in_recv = 0;
+    if (r != 0)
+      return; /* ENOENT: the caller died before we looked */
+  } else if (n->id == 0) {
+    return; /* a signal, and no notification */
+  }
+  /* A notification, possibly received just before a signal jumped here:
+   * the kernel fills n before any handler runs. */
+  process_notification(s, fd, n);
 }
 
 int sup_run(const struct sup_options *opts, int prog_fd,
@@ -644,6 +749,20 @@ int sup_run(const struct sup_options *opts, int prog_fd,
     return 127;
   }
   while (!s.main_done) {
+    if (sig_child || sig_other)
+      handle_signals(&s);
+    if (s.main_done)
+      break;
+    struct listener *only = fast_path_listener(&s);
+    if (only != NULL) {
+      fast_recv(&s, only);
+      free_dead(&s);
+      if (s.reap_pending) {
+        s.reap_pending = false;
+        reap(&s);
+      }
+      continue;
+    }
     struct epoll_event evs[64];
     int n = wait_events(&s, evs, 64);
     if (n < 0) {
