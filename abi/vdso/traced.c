@@ -7,11 +7,9 @@
  * generated header that renames their cloudabi_sys_<name> of those rows to
  * vdso_untraced_<name>; the wrappers here take the exported names, run the
  * real call, and report it to the supervisor with one private trap
- * (TRAP_NR_TRACE, see trap.h).  A row the vDSO does not implement yet gets
- * the weak default below, which answers ENOSYS as crt0 does for a missing
- * symbol.  The weak defaults are hidden, which also hides the renamed real
- * functions: the vDSO exports the same names as the plain one, plus those
- * defaults.
+ * (TRAP_NR_TRACE, see trap.h).  The renamed functions are declared hidden
+ * here, so the tracing vDSO exports exactly the plain one's names; a row
+ * without an implementation fails to link.
  *
  * Cost: two clock reads and one supervisor round trip per call (see the
  * README's Tracing section), which is why this is a separate, opt-in vDSO.
@@ -48,10 +46,8 @@ static void report(struct trap_trace_record *r) {
 
 /* A call that returns: run it, then report it with its errno. */
 #define WRAP_0(name, n, a)                                                     \
-  __attribute__((weak, visibility("hidden")))                                  \
-  cloudabi_errno_t vdso_untraced_##name(CLOUDABI_PARAMS(n, a)) {               \
-    return CLOUDABI_ENOSYS;                                                    \
-  }                                                                            \
+  __attribute__((visibility("hidden")))                                        \
+  cloudabi_errno_t vdso_untraced_##name(CLOUDABI_PARAMS(n, a));                \
   VDSO_EXPORT cloudabi_errno_t cloudabi_sys_##name(CLOUDABI_PARAMS(n, a)) {    \
     struct trap_trace_record r = {.sysno = CLOUDABI_SYS_##name,                \
                                   .args = ARGS_VALUES(n, a)};                  \
@@ -65,10 +61,8 @@ static void report(struct trap_trace_record *r) {
 
 /* A call that never returns (proc_exit, thread_exit): report it first. */
 #define WRAP_1(name, n, a)                                                     \
-  __attribute__((weak, visibility("hidden"))) _Noreturn void                   \
-      vdso_untraced_##name(CLOUDABI_PARAMS(n, a)) {                            \
-    __builtin_trap();                                                          \
-  }                                                                            \
+  __attribute__((visibility("hidden"))) _Noreturn void                         \
+      vdso_untraced_##name(CLOUDABI_PARAMS(n, a));                             \
   VDSO_EXPORT _Noreturn void cloudabi_sys_##name(CLOUDABI_PARAMS(n, a)) {      \
     struct trap_trace_record r = {.sysno = CLOUDABI_SYS_##name,                \
                                   .flags = TRAP_TRACE_NORETURN,                \
