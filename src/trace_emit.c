@@ -181,7 +181,9 @@ void te_seconds(struct temit *e, const char *key, uint64_t ns) {
             ns % 1000000000u / 1000u);
 }
 
-static void escape_text(struct temit *e, unsigned char c) {
+/* One byte of data in a string: the same escapes in both formats, and
+ * other bytes as \xHH in text or \u00HH in JSON. */
+static void escape_byte(struct temit *e, unsigned char c, bool json) {
   switch (c) {
   case '"':
     te_raw(e, "\\\"");
@@ -202,32 +204,7 @@ static void escape_text(struct temit *e, unsigned char c) {
     if (c >= 0x20 && c < 0x7f)
       putc_(e, (char)c);
     else
-      te_printf(e, "\\x%02x", c);
-  }
-}
-
-static void escape_json(struct temit *e, unsigned char c) {
-  switch (c) {
-  case '"':
-    te_raw(e, "\\\"");
-    return;
-  case '\\':
-    te_raw(e, "\\\\");
-    return;
-  case '\n':
-    te_raw(e, "\\n");
-    return;
-  case '\t':
-    te_raw(e, "\\t");
-    return;
-  case '\r':
-    te_raw(e, "\\r");
-    return;
-  default:
-    if (c >= 0x20 && c < 0x7f)
-      putc_(e, (char)c);
-    else
-      te_printf(e, "\\u%04x", c);
+      te_printf(e, json ? "\\u%04x" : "\\x%02x", c);
   }
 }
 
@@ -241,9 +218,9 @@ void te_bytes(struct temit *e, const char *key, const void *data, size_t n,
   putc_(e, '"');
   for (size_t i = 0; i < n; i++) {
     if (e->json)
-      escape_json(e, p[i]);
+      escape_byte(e, p[i], true);
     else
-      escape_text(e, p[i]);
+      escape_byte(e, p[i], false);
   }
   putc_(e, '"');
   if (!truncated)
