@@ -71,6 +71,8 @@ struct sup {
 #define SUP_MAX_LISTENERS 256
   struct listener *listeners[SUP_MAX_LISTENERS];
   unsigned next_listener;
+  unsigned nlisteners;
+  struct listener *single; /* the only listener, when there is one */
 #define SUP_MAX_PROCS 128
 /* Threads per process (counting the first), beyond which it is killed. */
 #define SUP_MAX_THREADS 1024

@@ -703,17 +703,17 @@ static void teardown(struct sup *s) {
  * and save an epoll_wait per call.
  */
 static struct listener *fast_path_listener(struct sup *s) {
-  if (s->parked != NULL)
-    return NULL;
-  struct listener *only = NULL;
-  for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++) {
-    if (s->listeners[i] == NULL)
-      continue;
-    if (only != NULL)
-      return NULL;
-    only = s->listeners[i];
-  }
-  return only;
+  return s->parked == NULL && s->nlisteners == 1 ? s->single : NULL;
+}
+
+/* After a listener came or went: which one is alone, if one is. */
+static void note_listeners(struct sup *s) {
+  s->single = NULL;
+  if (s->nlisteners != 1)
+    return;
+  for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++)
+    if (s->listeners[i] != NULL)
+      s->single = s->listeners[i];
 }
 
 static void fast_recv(struct sup *s, struct listener *l) {
@@ -816,6 +816,8 @@ struct listener *sup_listener_add(struct sup *s, int fd) {
     l->refcount = 1;
     l->index = i;
     s->listeners[i] = l;
+    s->nlisteners++;
+    note_listeners(s);
     return l;
   }
   return NULL;
@@ -825,6 +827,8 @@ void sup_listener_unref(struct sup *s, struct listener *l) {
   if (l == NULL || --l->refcount > 0)
     return;
   s->listeners[l->index] = NULL;
+  s->nlisteners--;
+  note_listeners(s);
   close(l->fd); /* also leaves the epoll set */
   free(l);
 }
