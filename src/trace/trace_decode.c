@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "decode_internal.h"
 #include "trace_names.h"
 
 #define KIND_NAME(kind, ctype) #kind,
@@ -14,18 +15,12 @@ static uint64_t masked(uint64_t x, uint8_t size) {
   return size < 8 ? x & ((UINT64_C(1) << (8 * size)) - 1) : x;
 }
 
-static bool rd(const struct trace_view *v, uint64_t addr, void *buf,
-               size_t len) {
+bool td_read(const struct trace_view *v, uint64_t addr, void *buf, size_t len) {
   return len == 0 || v->mem->read(v->mem->ctx, addr, buf, len);
 }
 
-static uint64_t min64(uint64_t a, uint64_t b) {
-  return a < b ? a : b;
-}
-
 /* A value of the description's enumeration or flag set `type`. */
-static void sym(struct temit *e, const char *key, const char *type,
-                uint64_t x) {
+void td_sym(struct temit *e, const char *key, const char *type, uint64_t x) {
   const struct trace_enum *d = trace_enum_by_type(type);
   if (d == NULL) {
     te_uint(e, key, x);
@@ -37,7 +32,7 @@ static void sym(struct temit *e, const char *key, const char *type,
 
 /* Descriptor numbers; the all-ones value (MAP_ANON_FD, PROCESS_CHILD)
  * reads better as -1. */
-static void fd(struct temit *e, const char *key, uint64_t x) {
+void td_fd(struct temit *e, const char *key, uint64_t x) {
   if ((uint32_t)x == UINT32_MAX)
     te_int(e, key, -1);
   else
@@ -47,7 +42,7 @@ static void fd(struct temit *e, const char *key, uint64_t x) {
 /* Where a value would have been read from, when it was not (unreadable,
  * or not yet written): the bare address in text; {"addr": "0x..."} in
  * JSON, which no decoded value looks like. */
-static void unread(struct temit *e, const char *key, uint64_t addr) {
+void td_unread(struct temit *e, const char *key, uint64_t addr) {
   if (!e->json) {
     te_hex(e, key, addr);
     return;
@@ -60,9 +55,9 @@ static void unread(struct temit *e, const char *key, uint64_t addr) {
 /* len bytes at addr, up to the string size; the address if unreadable. */
 static void bytes_at(struct temit *e, const struct trace_view *v,
                      const char *key, uint64_t addr, uint64_t len) {
-  size_t n = (size_t)min64(len, v->strsize);
-  if (!rd(v, addr, v->scratch, n)) {
-    unread(e, key, addr);
+  size_t n = (size_t)td_min64(len, v->strsize);
+  if (!td_read(v, addr, v->scratch, n)) {
+    td_unread(e, key, addr);
     return;
   }
   te_bytes(e, key, v->scratch, n, len > n);
@@ -94,10 +89,10 @@ static bool out_of(const struct trace_view *v, unsigned i, uint64_t *val) {
   if (v->outs_in_memory) {
     if (narrow) {
       uint32_t w;
-      if (!rd(v, v->args[i], &w, sizeof(w)))
+      if (!td_read(v, v->args[i], &w, sizeof(w)))
         return false;
       *val = w;
-    } else if (!rd(v, v->args[i], val, sizeof(*val))) {
+    } else if (!td_read(v, v->args[i], val, sizeof(*val))) {
       return false;
     }
     return true;
@@ -107,7 +102,7 @@ static bool out_of(const struct trace_view *v, unsigned i, uint64_t *val) {
 }
 
 /* The index of the row's first argument of kind k, or -1. */
-static int arg_of_kind(const struct trace_view *v, enum arg_kind k) {
+int td_arg_of_kind(const struct trace_view *v, enum arg_kind k) {
   for (unsigned i = 0; i < v->d->nargs; i++)
     if (v->d->args[i].kind == k)
       return (int)i;
@@ -116,24 +111,22 @@ static int arg_of_kind(const struct trace_view *v, enum arg_kind k) {
 
 /* The out_size value of a call that succeeded (bytes read, events
  * written), or false. */
-static bool out_size(const struct trace_view *v, uint64_t *n) {
-  int i = arg_of_kind(v, ARG_out_size);
+bool td_out_size(const struct trace_view *v, uint64_t *n) {
+  int i = td_arg_of_kind(v, ARG_out_size);
   return v->phase == TP_OK && i >= 0 && out_of(v, (unsigned)i, n);
 }
 
 /* ---- arrays ---- */
 
-enum iov_show { IOV_DATA_IN, IOV_DATA_OUT, IOV_POINTERS };
-
 /* An iovec array: each buffer's data (written by the call, or for data
  * out the first `avail` bytes across them) or just where it is. */
-static void iovecs(struct temit *e, const struct trace_view *v, const char *key,
-                   uint64_t addr, uint64_t count, enum iov_show how,
-                   uint64_t avail) {
+void td_iovecs(struct temit *e, const struct trace_view *v, const char *key,
+               uint64_t addr, uint64_t count, enum iov_show how,
+               uint64_t avail) {
   cloudabi_iovec_t iov[TRACE_MAX_ITEMS];
-  size_t n = (size_t)min64(count, TRACE_MAX_ITEMS);
-  if (!rd(v, addr, iov, n * sizeof(iov[0]))) {
-    unread(e, key, addr);
+  size_t n = (size_t)td_min64(count, TRACE_MAX_ITEMS);
+  if (!td_read(v, addr, iov, n * sizeof(iov[0]))) {
+    td_unread(e, key, addr);
     return;
   }
   te_open(e, key, TE_LIST);
@@ -143,10 +136,11 @@ static void iovecs(struct temit *e, const struct trace_view *v, const char *key,
     te_open(e, NULL, TE_TUPLE);
     if (v->slot != NULL && how != IOV_POINTERS) {
       uint64_t have = v->slot_len - slot_off;
-      uint64_t part = min64(len, how == IOV_DATA_OUT ? min64(avail, have) : have);
+      uint64_t part =
+          td_min64(len, how == IOV_DATA_OUT ? td_min64(avail, have) : have);
       if (how == IOV_DATA_OUT)
         avail -= part;
-      size_t shown = (size_t)min64(part, v->strsize);
+      size_t shown = (size_t)td_min64(part, v->strsize);
       te_bytes(e, "data", (const unsigned char *)v->slot + slot_off, shown,
                part > shown);
       slot_off += (size_t)part;
@@ -159,13 +153,13 @@ static void iovecs(struct temit *e, const struct trace_view *v, const char *key,
       bytes_at(e, v, "data", base, len);
       break;
     case IOV_DATA_OUT: {
-      uint64_t shown = min64(len, avail);
+      uint64_t shown = td_min64(len, avail);
       avail -= shown;
       bytes_at(e, v, "data", base, shown);
       break;
     }
     case IOV_POINTERS:
-      unread(e, "data", base);
+      td_unread(e, "data", base);
       break;
     }
     te_uint(e, "len", len);
@@ -174,257 +168,18 @@ static void iovecs(struct temit *e, const struct trace_view *v, const char *key,
   te_close_list(e, key, count > n);
 }
 
-static void fd_list(struct temit *e, const struct trace_view *v,
-                    const char *key, uint64_t addr, uint64_t count) {
+void td_fd_list(struct temit *e, const struct trace_view *v, const char *key,
+                uint64_t addr, uint64_t count) {
   uint32_t fds[TRACE_MAX_ITEMS];
-  size_t n = (size_t)min64(count, TRACE_MAX_ITEMS);
-  if (!rd(v, addr, fds, n * sizeof(fds[0]))) {
-    unread(e, key, addr);
+  size_t n = (size_t)td_min64(count, TRACE_MAX_ITEMS);
+  if (!td_read(v, addr, fds, n * sizeof(fds[0]))) {
+    td_unread(e, key, addr);
     return;
   }
   te_open(e, key, TE_LIST);
   for (size_t i = 0; i < n; i++)
-    fd(e, NULL, fds[i]);
+    td_fd(e, NULL, fds[i]);
   te_close_list(e, key, count > n);
-}
-
-/* ---- structs ---- */
-
-static void fdstat_at(struct temit *e, const struct trace_view *v,
-                      const char *key, uint64_t addr) {
-  cloudabi_fdstat_t st;
-  if (v->slot != NULL && v->slot_len >= sizeof(st)) {
-    memcpy(&st, v->slot, sizeof(st)); /* fd_stat_get's answer, in its slot */
-  } else if (!rd(v, addr, &st, sizeof(st))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_STRUCT);
-  sym(e, "filetype", "filetype", st.fs_filetype);
-  sym(e, "flags", "fdflags", st.fs_flags);
-  sym(e, "rights", "rights", st.fs_rights_base);
-  sym(e, "inheriting", "rights", st.fs_rights_inheriting);
-  te_close(e);
-}
-
-static void filestat_at(struct temit *e, const struct trace_view *v,
-                        const char *key, uint64_t addr) {
-  cloudabi_filestat_t st;
-  if (!rd(v, addr, &st, sizeof(st))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_STRUCT);
-  te_uint(e, "dev", st.st_dev);
-  te_uint(e, "ino", st.st_ino);
-  sym(e, "filetype", "filetype", st.st_filetype);
-  te_uint(e, "nlink", st.st_nlink);
-  te_uint(e, "size", st.st_size);
-  te_uint(e, "atim", st.st_atim);
-  te_uint(e, "mtim", st.st_mtim);
-  te_uint(e, "ctim", st.st_ctim);
-  te_close(e);
-}
-
-static void subscription(struct temit *e, const cloudabi_subscription_t *s) {
-  te_open(e, NULL, TE_STRUCT);
-  te_hex(e, "userdata", s->userdata);
-  sym(e, "type", "eventtype", s->type);
-  switch (s->type) {
-  case CLOUDABI_EVENTTYPE_CLOCK:
-    te_open(e, "clock", TE_STRUCT);
-    te_hex(e, "identifier", s->clock.identifier);
-    sym(e, "clock_id", "clockid", s->clock.clock_id);
-    te_uint(e, "timeout", s->clock.timeout);
-    te_uint(e, "precision", s->clock.precision);
-    sym(e, "flags", "subclockflags", s->clock.flags);
-    te_close(e);
-    break;
-  case CLOUDABI_EVENTTYPE_CONDVAR:
-    te_open(e, "condvar", TE_STRUCT);
-    te_hex(e, "condvar", (uint64_t)(uintptr_t)s->condvar.condvar);
-    te_hex(e, "lock", (uint64_t)(uintptr_t)s->condvar.lock);
-    sym(e, "condvar_scope", "scope", s->condvar.condvar_scope);
-    sym(e, "lock_scope", "scope", s->condvar.lock_scope);
-    te_close(e);
-    break;
-  case CLOUDABI_EVENTTYPE_FD_READ:
-  case CLOUDABI_EVENTTYPE_FD_WRITE:
-    te_open(e, "fd_readwrite", TE_STRUCT);
-    fd(e, "fd", s->fd_readwrite.fd);
-    sym(e, "flags", "subrwflags", s->fd_readwrite.flags);
-    te_close(e);
-    break;
-  case CLOUDABI_EVENTTYPE_LOCK_RDLOCK:
-  case CLOUDABI_EVENTTYPE_LOCK_WRLOCK:
-    te_open(e, "lock", TE_STRUCT);
-    te_hex(e, "lock", (uint64_t)(uintptr_t)s->lock.lock);
-    sym(e, "lock_scope", "scope", s->lock.lock_scope);
-    te_close(e);
-    break;
-  case CLOUDABI_EVENTTYPE_PROC_TERMINATE:
-    te_open(e, "proc_terminate", TE_STRUCT);
-    fd(e, "fd", s->proc_terminate.fd);
-    te_close(e);
-    break;
-  default:
-    break;
-  }
-  te_close(e);
-}
-
-static void event(struct temit *e, const cloudabi_event_t *ev) {
-  te_open(e, NULL, TE_STRUCT);
-  te_hex(e, "userdata", ev->userdata);
-  const char *name = ev->error != 0 ? trace_errno_name(ev->error) : NULL;
-  if (name != NULL)
-    te_sym(e, "error", name);
-  else
-    te_uint(e, "error", ev->error);
-  sym(e, "type", "eventtype", ev->type);
-  switch (ev->type) {
-  case CLOUDABI_EVENTTYPE_FD_READ:
-  case CLOUDABI_EVENTTYPE_FD_WRITE:
-    te_open(e, "fd_readwrite", TE_STRUCT);
-    te_uint(e, "nbytes", ev->fd_readwrite.nbytes);
-    sym(e, "flags", "eventrwflags", ev->fd_readwrite.flags);
-    te_close(e);
-    break;
-  case CLOUDABI_EVENTTYPE_PROC_TERMINATE:
-    te_open(e, "proc_terminate", TE_STRUCT);
-    sym(e, "signal", "signal", ev->proc_terminate.signal);
-    te_uint(e, "exitcode", ev->proc_terminate.exitcode);
-    te_close(e);
-    break;
-  default:
-    break;
-  }
-  te_close(e);
-}
-
-/* The number of subscriptions: the row's `size` argument. */
-static uint64_t nsubscriptions(const struct trace_view *v) {
-  int i = arg_of_kind(v, ARG_size);
-  return i >= 0 ? v->args[i] : 0;
-}
-
-static void subscriptions_at(struct temit *e, const struct trace_view *v,
-                             const char *key, uint64_t addr) {
-  uint64_t count = nsubscriptions(v);
-  size_t n = (size_t)min64(count, TRACE_MAX_ITEMS);
-  cloudabi_subscription_t s[TRACE_MAX_ITEMS];
-  if (!rd(v, addr, s, n * sizeof(s[0]))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_LIST);
-  for (size_t i = 0; i < n; i++)
-    subscription(e, &s[i]);
-  te_close_list(e, key, count > n);
-}
-
-static void events_at(struct temit *e, const struct trace_view *v,
-                      const char *key, uint64_t addr) {
-  uint64_t count;
-  cloudabi_event_t ev[TRACE_MAX_ITEMS];
-  if (!out_size(v, &count)) {
-    unread(e, key, addr);
-    return;
-  }
-  count = min64(count, nsubscriptions(v));
-  size_t n = (size_t)min64(count, TRACE_MAX_ITEMS);
-  if (!rd(v, addr, ev, n * sizeof(ev[0]))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_LIST);
-  for (size_t i = 0; i < n; i++)
-    event(e, &ev[i]);
-  te_close_list(e, key, count > n);
-}
-
-static void recv_in_at(struct temit *e, const struct trace_view *v,
-                       const char *key, uint64_t addr) {
-  cloudabi_recv_in_t ri;
-  if (!rd(v, addr, &ri, sizeof(ri))) {
-    unread(e, key, addr);
-    return;
-  }
-  /* What arrived is in recv_out. */
-  cloudabi_recv_out_t ro;
-  int out = arg_of_kind(v, ARG_recv_out);
-  bool done =
-      v->phase == TP_OK && out >= 0 && rd(v, v->args[out], &ro, sizeof(ro));
-  te_open(e, key, TE_STRUCT);
-  iovecs(e, v, "data", (uint64_t)(uintptr_t)ri.ri_data, ri.ri_data_len,
-         done ? IOV_DATA_OUT : IOV_POINTERS, done ? ro.ro_datalen : 0);
-  te_uint(e, "data_len", ri.ri_data_len);
-  if (done)
-    fd_list(e, v, "fds", (uint64_t)(uintptr_t)ri.ri_fds,
-            min64(ro.ro_fdslen, ri.ri_fds_len));
-  else
-    unread(e, "fds", (uint64_t)(uintptr_t)ri.ri_fds);
-  te_uint(e, "fds_len", ri.ri_fds_len);
-  sym(e, "flags", "riflags", ri.ri_flags);
-  te_close(e);
-}
-
-static void send_in_at(struct temit *e, const struct trace_view *v,
-                       const char *key, uint64_t addr) {
-  cloudabi_send_in_t si;
-  if (!rd(v, addr, &si, sizeof(si))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_STRUCT);
-  iovecs(e, v, "data", (uint64_t)(uintptr_t)si.si_data, si.si_data_len,
-         IOV_DATA_IN, 0);
-  te_uint(e, "data_len", si.si_data_len);
-  fd_list(e, v, "fds", (uint64_t)(uintptr_t)si.si_fds, si.si_fds_len);
-  te_uint(e, "fds_len", si.si_fds_len);
-  sym(e, "flags", "siflags", si.si_flags);
-  te_close(e);
-}
-
-static void recv_out_at(struct temit *e, const struct trace_view *v,
-                        const char *key, uint64_t addr) {
-  cloudabi_recv_out_t ro;
-  if (v->phase != TP_OK || !rd(v, addr, &ro, sizeof(ro))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_STRUCT);
-  te_uint(e, "datalen", ro.ro_datalen);
-  te_uint(e, "fdslen", ro.ro_fdslen);
-  sym(e, "flags", "roflags", ro.ro_flags);
-  te_close(e);
-}
-
-static void send_out_at(struct temit *e, const struct trace_view *v,
-                        const char *key, uint64_t addr) {
-  cloudabi_send_out_t so;
-  if (v->phase != TP_OK || !rd(v, addr, &so, sizeof(so))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_STRUCT);
-  te_uint(e, "datalen", so.so_datalen);
-  te_close(e);
-}
-
-static void threadattr_at(struct temit *e, const struct trace_view *v,
-                          const char *key, uint64_t addr) {
-  cloudabi_threadattr_t a;
-  if (!rd(v, addr, &a, sizeof(a))) {
-    unread(e, key, addr);
-    return;
-  }
-  te_open(e, key, TE_STRUCT);
-  te_hex(e, "entry_point", (uint64_t)(uintptr_t)a.entry_point);
-  te_hex(e, "stack", (uint64_t)(uintptr_t)a.stack);
-  te_uint(e, "stack_len", a.stack_len);
-  te_hex(e, "argument", (uint64_t)(uintptr_t)a.argument);
-  te_close(e);
 }
 
 /* ---- the argument list ---- */
@@ -433,7 +188,7 @@ static void threadattr_at(struct temit *e, const struct trace_view *v,
  * has one (bytes used), else the whole buffer. */
 static uint64_t buffer_filled(const struct trace_view *v, uint64_t len) {
   uint64_t n;
-  return out_size(v, &n) ? min64(n, len) : len;
+  return td_out_size(v, &n) ? td_min64(n, len) : len;
 }
 
 void trace_decode_args(struct temit *e, const char *key,
@@ -451,30 +206,30 @@ void trace_decode_args(struct temit *e, const char *key,
     uint64_t next = i + 1 < d->nargs ? v->args[i + 1] : 0;
     switch (a->kind) {
     case ARG_fd:
-      fd(e, a->name, x);
+      td_fd(e, a->name, x);
       break;
     case ARG_lookup:
-      fd(e, a->name, (uint32_t)x);
+      td_fd(e, a->name, (uint32_t)x);
       lookup_flags = x >> 32;
       lookup_pending = true;
       break;
     case ARG_path:
       bytes_at(e, v, a->name, x, next);
       if (lookup_pending)
-        sym(e, "lookup_flags", "lookupflags", lookup_flags);
+        td_sym(e, "lookup_flags", "lookupflags", lookup_flags);
       lookup_pending = false;
       break;
     case ARG_path_len:
       break; /* shown as the path's length */
     case ARG_ciovs:
-      iovecs(e, v, a->name, x, next, IOV_DATA_IN, 0);
+      td_iovecs(e, v, a->name, x, next, IOV_DATA_IN, 0);
       break;
     case ARG_iovs: {
       uint64_t n;
-      if (out_size(v, &n))
-        iovecs(e, v, a->name, x, next, IOV_DATA_OUT, n);
+      if (td_out_size(v, &n))
+        td_iovecs(e, v, a->name, x, next, IOV_DATA_OUT, n);
       else
-        iovecs(e, v, a->name, x, next, IOV_POINTERS, 0);
+        td_iovecs(e, v, a->name, x, next, IOV_POINTERS, 0);
       break;
     }
     case ARG_buf_out:
@@ -482,13 +237,13 @@ void trace_decode_args(struct temit *e, const char *key,
       if (output)
         bytes_at(e, v, a->name, x, buffer_filled(v, next));
       else
-        unread(e, a->name, x);
+        td_unread(e, a->name, x);
       break;
     case ARG_buf_in:
       bytes_at(e, v, a->name, x, next);
       break;
     case ARG_fds_in:
-      fd_list(e, v, a->name, x, next);
+      td_fd_list(e, v, a->name, x, next);
       break;
     case ARG_iovs_len:
     case ARG_buf_len:
@@ -525,46 +280,46 @@ void trace_decode_args(struct temit *e, const char *key,
     case ARG_signal:
     case ARG_ulflags:
     case ARG_whence:
-      sym(e, a->name, kind_names[a->kind], x);
+      td_sym(e, a->name, kind_names[a->kind], x);
       break;
     case ARG_fdstat_in:
-      fdstat_at(e, v, a->name, x);
+      td_fdstat_at(e, v, a->name, x);
       break;
     case ARG_fdstat_out:
       if (output)
-        fdstat_at(e, v, a->name, x);
+        td_fdstat_at(e, v, a->name, x);
       else
-        unread(e, a->name, x);
+        td_unread(e, a->name, x);
       break;
     case ARG_filestat_in:
-      filestat_at(e, v, a->name, x);
+      td_filestat_at(e, v, a->name, x);
       break;
     case ARG_filestat_out:
       if (output)
-        filestat_at(e, v, a->name, x);
+        td_filestat_at(e, v, a->name, x);
       else
-        unread(e, a->name, x);
+        td_unread(e, a->name, x);
       break;
     case ARG_subscriptions:
-      subscriptions_at(e, v, a->name, x);
+      td_subscriptions_at(e, v, a->name, x);
       break;
     case ARG_events:
-      events_at(e, v, a->name, x);
+      td_events_at(e, v, a->name, x);
       break;
     case ARG_recv_in:
-      recv_in_at(e, v, a->name, x);
+      td_recv_in_at(e, v, a->name, x);
       break;
     case ARG_recv_out:
-      recv_out_at(e, v, a->name, x);
+      td_recv_out_at(e, v, a->name, x);
       break;
     case ARG_send_in:
-      send_in_at(e, v, a->name, x);
+      td_send_in_at(e, v, a->name, x);
       break;
     case ARG_send_out:
-      send_out_at(e, v, a->name, x);
+      td_send_out_at(e, v, a->name, x);
       break;
     case ARG_threadattr:
-      threadattr_at(e, v, a->name, x);
+      td_threadattr_at(e, v, a->name, x);
       break;
     case ARG_out_fd:
     case ARG_out_fd2:
@@ -586,13 +341,13 @@ static void out_value(struct temit *e, const struct trace_view *v, unsigned i) {
   const struct syscall_arg *a = &v->d->args[i];
   uint64_t val;
   if (!out_of(v, i, &val)) {
-    unread(e, a->name, v->args[i]); /* the vDSO stored through it, though */
+    td_unread(e, a->name, v->args[i]); /* the vDSO stored through it, though */
     return;
   }
   switch (a->kind) {
   case ARG_out_fd:
   case ARG_out_fd2:
-    fd(e, a->name, val);
+    td_fd(e, a->name, val);
     break;
   case ARG_out_mem:
     if (v->outs_in_memory) {

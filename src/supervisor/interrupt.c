@@ -1,0 +1,130 @@
+/*
+ * The supervisor's own signals.  SIGCHLD (ptrace events and exits) and
+ * SIGINT, SIGTERM, SIGHUP (to forward to the program) are caught by a
+ * handler that records them and writes a byte to a pipe in the epoll set
+ * (so a wait never misses one), and that, while the supervisor blocks in
+ * RECV on the fast path, jumps out of the RECV (so an exit or a ptrace
+ * stop is never left waiting behind a notification that will not come).
+ * A handler can only reach globals, hence these few; they are the
+ * supervisor's only ones.
+ */
+#include "sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "park.h"
+#include "sup_internal.h"
+
+static volatile sig_atomic_t sig_child, sig_other;
+static volatile sig_atomic_t in_recv;
+static int wake_fd = -1; /* the pipe's write end */
+static sigjmp_buf recv_jump;
+
+static void on_signal(int sig) {
+  int saved = errno;
+  if (sig == SIGCHLD)
+    sig_child = 1;
+  else
+    sig_other = sig;
+  char c = 0;
+  if (write(wake_fd, &c, 1) < 0) {
+    /* full: a wake-up is pending anyway */
+  }
+  errno = saved;
+  if (in_recv) {
+    in_recv = 0;
+    siglongjmp(recv_jump, 1);
+  }
+}
+
+int interrupt_setup(struct sup *s) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGCHLD);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGHUP);
+  /* SA_NODEFER: on_signal may jump out of itself, leaving the mask as it
+   * was; SA_RESTART: other calls it interrupts carry on. */
+  struct sigaction sa = {.sa_handler = on_signal,
+                         .sa_flags = SA_RESTART | SA_NODEFER};
+  sigemptyset(&sa.sa_mask);
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0)
+    return -1;
+  s->sigfd = pipefd[0];
+  wake_fd = pipefd[1];
+  sigaction(SIGCHLD, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigprocmask(SIG_UNBLOCK, &mask, NULL);
+  /* Writes to closed pipes fail with EPIPE for the guest to see. */
+  signal(SIGPIPE, SIG_IGN);
+  return 0;
+}
+
+void interrupt_teardown(void) {
+  /* Back to defaults before the pipe goes: nothing may write to it. */
+  signal(SIGCHLD, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  if (wake_fd >= 0)
+    close(wake_fd);
+  wake_fd = -1;
+}
+
+bool interrupt_pending(void) {
+  return sig_child || sig_other;
+}
+
+void interrupt_handle(struct sup *s) {
+  char buf[64];
+  while (read(s->sigfd, buf, sizeof(buf)) > 0) {
+  }
+  bool child = sig_child;
+  sig_child = 0;
+  int other = sig_other;
+  sig_other = 0;
+  if (other != 0 && !s->main_done) {
+    /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too.  A traced
+     * thread waiting in a call we parked only takes the signal when the
+     * call returns, so those calls end now, with EINTR that no thread
+     * lives to see. */
+    for (struct gproc *p = s->procs; p != NULL; p = p->next)
+      kill(p->pid, other);
+    while (s->parked != NULL) {
+      sup_reply(s->parked->listener, s->parked->id, CLOUDABI_EINTR, 0);
+      park_drop(s, s->parked);
+    }
+  }
+  if (child)
+    sup_reap(s);
+}
+
+bool interrupt_recv(int fd, struct seccomp_notif *n, size_t size) {
+  memset(n, 0, size);
+  if (sigsetjmp(recv_jump, 0) == 0) {
+    in_recv = 1;
+    /* After raising in_recv: a signal from now on jumps out. */
+    if (sig_child || sig_other) {
+      in_recv = 0;
+      return false;
+    }
+    int r = ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, n);
+    in_recv = 0;
+    /* ENOENT: the caller died before we looked */
+    return r == 0;
+  }
+  /* A notification may have been received just before a signal jumped
+   * here: the kernel fills n before any handler runs. */
+  return n->id != 0;
+}

@@ -1,0 +1,195 @@
+/*
+ * The guest's tasks as ptrace reports them: new threads and forked
+ * processes (stopped until the supervisor knows them), signals about to be
+ * delivered (faults in the vDSO's copy routine, forbidden system calls,
+ * crashes), group stops, and exits, which decide cloudabi-run's exit
+ * status when the first process ends.
+ */
+#include "sup.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include "park.h"
+#include "signal_report.h"
+#include "signals.h"
+#include "sup_internal.h"
+#include "tasks.h"
+#include "trace.h"
+
+#define msg sup_msg
+
+/* The Linux name of a system call number, for reports. */
+static const char *linux_syscall_name(int nr, char *buf, size_t size) {
+  char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+  if (name == NULL) {
+    snprintf(buf, size, "%d", nr);
+    return buf;
+  }
+  snprintf(buf, size, "%s", name);
+  free(name);
+  return buf;
+}
+
+/*
+ * A fault in the vDSO's copy routine is a bad guest pointer given to a
+ * call: resume the thread at the routine's fault exit, which returns
+ * EFAULT, as a kernel's exception table would.
+ */
+static bool recover_copy_fault(struct sup *s, struct gproc *proc, pid_t tid) {
+  struct user_regs_struct regs;
+  if (proc == NULL || proc->vdso_base == 0 ||
+      ptrace(PTRACE_GETREGS, tid, 0, &regs) != 0)
+    return false;
+  uint64_t begin = proc->vdso_base + s->vdso.copy_begin;
+  uint64_t end = proc->vdso_base + s->vdso.copy_end;
+  if (regs.rip < begin || regs.rip >= end)
+    return false;
+  regs.rip = proc->vdso_base + s->vdso.copy_fault;
+  return ptrace(PTRACE_SETREGS, tid, 0, &regs) == 0;
+}
+
+/* A signal is about to be delivered to tid. */
+static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
+  siginfo_t si;
+  struct gproc *proc = sup_proc_of(s, tid);
+  if ((sig == SIGSEGV || sig == SIGBUS) && recover_copy_fault(s, proc, tid)) {
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  }
+  if (sig == SIGSYS && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
+      si.si_code == 1 /* SYS_SECCOMP */) {
+    /* A forbidden Linux system call: the process dies at once. */
+    report_forbidden(s, proc, tid, &si);
+    if (proc != NULL) {
+      proc->killed_for_syscall = si.si_syscall + 1;
+      proc->killed_at_ip = (uint64_t)(uintptr_t)si.si_call_addr;
+      kill(proc->pid, SIGKILL);
+    }
+    ptrace(PTRACE_CONT, tid, 0, SIGKILL);
+    return;
+  }
+  /* No handlers exist in CloudABI: the default action applies. */
+  report_signal(s, proc, tid, sig,
+                ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 ? &si : NULL);
+  ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+static void on_task_exit(struct sup *s, pid_t tid, int status) {
+  struct gthread *t = tidmap_get(&s->threads, tid);
+  struct gproc *proc = t != NULL ? t->proc : NULL;
+  park_cancel_thread(s, tid);
+  tasks_remove_thread(&s->threads, tid);
+  if (proc == NULL || tid != proc->pid)
+    return;
+  /* The thread group leader is reported last: the process is gone. */
+  if (proc->info != NULL) {
+    proc->info->exited = true;
+    proc->info->status = status;
+  }
+  if (s->trace != NULL)
+    trace_proc_exit(s->trace, proc->number, status,
+                    proc->killed_for_syscall != 0);
+  if (proc->pid == s->main_pid) {
+    char name[32];
+    if (proc->killed_for_threads) {
+      msg(s, "program created more than %d threads and was killed",
+          SUP_MAX_THREADS);
+      s->exit_status = 128 + SIGKILL;
+    } else if (proc->killed_for_syscall != 0) {
+      char sc[32];
+      msg(s, "program made a forbidden Linux system call %s at %#llx",
+          linux_syscall_name(proc->killed_for_syscall - 1, sc, sizeof(sc)),
+          (unsigned long long)proc->killed_at_ip);
+      s->exit_status = 128 + SIGSYS;
+    } else if (WIFEXITED(status)) {
+      s->exit_status = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      msg(s, "program terminated by signal %s",
+          signal_name_linux(sig, name, sizeof(name)));
+      s->exit_status = 128 + sig;
+    }
+    s->main_done = true;
+  }
+  procs_exited(s, proc);
+}
+
+static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
+  int sig = WSTOPSIG(status);
+  int event = (status >> 16) & 0xff;
+  unsigned long msgval = 0;
+  switch (event) {
+  case PTRACE_EVENT_CLONE:
+    /* A new thread of the same process; it is stopped until we know. */
+    if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0) {
+      struct gproc *creator = sup_proc_of(s, tid);
+      if (creator != NULL && creator->nthreads >= SUP_MAX_THREADS &&
+          !creator->killed_for_threads) {
+        /* A thread bomb: a thread cannot be refused after the fact, and
+         * killing one kills its process, so the process goes. */
+        creator->killed_for_threads = true;
+        kill(creator->pid, SIGKILL);
+      }
+      struct gthread *nt =
+          tasks_add_thread(&s->threads, (pid_t)msgval, creator);
+      if (nt != NULL) {
+        nt->seen_clone_event = true;
+        if (nt->stopped_unknown) {
+          nt->stopped_unknown = false;
+          ptrace(PTRACE_CONT, (pid_t)msgval, 0, 0);
+        }
+      }
+    }
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  case PTRACE_EVENT_FORK:
+  case PTRACE_EVENT_VFORK:
+    /* proc_fork: the child is stopped until it has its own table. */
+    if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0)
+      procs_forked(s, sup_proc_of(s, tid), (pid_t)msgval);
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  case PTRACE_EVENT_EXEC:
+    ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  case PTRACE_EVENT_STOP: {
+    struct gthread *t = tidmap_get(&s->threads, tid);
+    if (t == NULL) {
+      /* A new task stopped before its creator's event arrived. */
+      t = tasks_add_thread(&s->threads, tid, NULL);
+      if (t != NULL)
+        t->stopped_unknown = true;
+      return;
+    }
+    if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+      ptrace(PTRACE_LISTEN, tid, 0, 0); /* a group stop: stay stopped */
+    else
+      ptrace(PTRACE_CONT, tid, 0, 0);
+    return;
+  }
+  default:
+    on_signal_stop(s, tid, sig);
+  }
+}
+
+static void reap(struct sup *s) {
+  int status;
+  pid_t tid;
+  while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+    if (WIFEXITED(status) || WIFSIGNALED(status))
+      on_task_exit(s, tid, status);
+    else if (WIFSTOPPED(status))
+      on_ptrace_stop(s, tid, status);
+  }
+}
+
+void sup_reap(struct sup *s) {
+  reap(s);
+}
