@@ -6,11 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "elf_check.h"
+#include "config/config.h"
+#include "loader/elf_check.h"
 #include "options.h"
-#include "path.h"
-#include "sup.h"
+#include "calls/path.h"
+#include "supervisor/sup.h"
+#include "calls/syscall_table.h"
+#include "trace/trace.h"
 
 /* Every failure to start exits 127, as upstream. */
 #define EXIT_NOT_STARTED 127
@@ -75,8 +77,18 @@ int main(int argc, char **argv) {
   } else if (e == 0 && path_check_kernel(why, sizeof(why)) != 0) {
     fprintf(stderr, "cloudabi-run: %s\n", why);
   } else if (e == 0) {
-    struct sup_options so = {.program_name = o.program, .trace = o.trace};
-    status = sup_run(&so, fd, &lc);
+    struct sup_options so = {.program_name = o.program,
+                             .dispatch = dispatch,
+                             .local_vdso = o.trace.local};
+    if (o.trace.enabled) {
+      so.trace_hooks = &trace_hooks;
+      so.tracer = trace_open(&o.trace, why, sizeof(why));
+      if (so.tracer == NULL)
+        fprintf(stderr, "cloudabi-run: %s\n", why);
+    }
+    if (!o.trace.enabled || so.tracer != NULL)
+      status = sup_run(&so, fd, &lc);
+    trace_close(so.tracer);
   }
   launch_config_free(&lc);
   config_plan_free(plan);

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "trace.h"
+#include "config/config.h"
+#include "trace/trace.h"
 
 struct options {
   const char *program;

@@ -1,9 +1,12 @@
 /* From a notification's registers to a handler; see syscall_table.h. */
 #include "syscall_table.h"
 
-#include "sup.h"
+#include "supervisor/sup.h"
 
 cloudabi_errno_t dispatch(struct call *c) {
+  if (c->sysno >= CLOUDABI_SYSCALL_COUNT ||
+      syscall_table[c->sysno].handler == NULL)
+    return CLOUDABI_ENOSYS;
   const struct syscall_desc *d = &syscall_table[c->sysno];
   for (unsigned i = 0; i < d->nargs && i < 6; i++) {
     const struct syscall_arg *a = &d->args[i];

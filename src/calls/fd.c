@@ -5,10 +5,10 @@
 #include <sys/epoll.h>
 #include <sys/uio.h>
 
-#include "errno_map.h"
-#include "guestmem.h"
-#include "hostio.h"
-#include "sup.h"
+#include "host/errno_map.h"
+#include "supervisor/guestmem.h"
+#include "host/hostio.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name

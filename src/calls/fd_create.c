@@ -8,9 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "rights.h"
-#include "sup.h"
+#include "host/errno_map.h"
+#include "host/rights.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 /* Puts a new host descriptor of `type` in the guest's table, with the

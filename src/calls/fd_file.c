@@ -9,9 +9,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "guestmem.h"
-#include "sup.h"
+#include "host/errno_map.h"
+#include "supervisor/guestmem.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name

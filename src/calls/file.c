@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "guestmem.h"
+#include "host/errno_map.h"
+#include "supervisor/guestmem.h"
 #include "path.h"
-#include "sup.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 cloudabi_errno_t handle_file_create(struct call *c) {

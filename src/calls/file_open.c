@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "filestat.h"
+#include "host/errno_map.h"
+#include "host/filestat.h"
 #include "path.h"
-#include "rights.h"
-#include "sup.h"
+#include "host/rights.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name

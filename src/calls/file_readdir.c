@@ -15,10 +15,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "filestat.h"
-#include "guestmem.h"
-#include "sup.h"
+#include "host/errno_map.h"
+#include "host/filestat.h"
+#include "supervisor/guestmem.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 /* The kernel's record (linux_dirent64, getdents64(2)). */

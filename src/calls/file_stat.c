@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "filestat.h"
-#include "guestmem.h"
+#include "host/errno_map.h"
+#include "host/filestat.h"
+#include "supervisor/guestmem.h"
 #include "path.h"
-#include "sup.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name

@@ -28,8 +28,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "sup.h"
+#include "host/errno_map.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name

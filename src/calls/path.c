@@ -9,8 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "guestmem.h"
+#include "host/errno_map.h"
+#include "supervisor/guestmem.h"
 
 #define RESOLVE_CAPABILITY (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
 

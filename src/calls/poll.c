@@ -1,6 +1,6 @@
 /* poll in the supervisor; see poll_set.h. */
 #include "poll_set.h"
-#include "signals.h"
+#include "host/signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guestmem.h"
-#include "sup.h"
+#include "supervisor/guestmem.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "captab.h"
+#include "host/captab.h"
 
 /* The most subscriptions one poll may have; more is EINVAL.  56 bytes
  * each, so a set fits in the supervisor's scratch buffer. */

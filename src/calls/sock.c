@@ -12,11 +12,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "errno_map.h"
-#include "guestmem.h"
-#include "hostio.h"
-#include "rights.h"
-#include "sup.h"
+#include "host/errno_map.h"
+#include "supervisor/guestmem.h"
+#include "host/hostio.h"
+#include "host/rights.h"
+#include "supervisor/sup.h"
 #include "syscall_table.h"
 
 /* Linux's limit on descriptors in one SCM_RIGHTS message. */

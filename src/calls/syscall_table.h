@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "call.h"
+#include "supervisor/call.h"
 #include "cloudabi_syscalls.h"
 
 #define KIND_ENUM(kind, ctype) ARG_##kind,

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "config_plan.h"
-#include "rights.h"
-#include "rights_names.h"
+#include "host/rights.h"
+#include "host/rights_names.h"
 
 struct opener {
   const struct config_plan *plan;

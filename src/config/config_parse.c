@@ -25,7 +25,7 @@
 #include "config_plan.h"
 #include "config_scalar.h"
 #include "parser.h"
-#include "rights_names.h"
+#include "host/rights_names.h"
 
 /* --- Collections, aliases and anchors --------------------------------- */
 

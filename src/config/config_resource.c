@@ -13,7 +13,7 @@
 #include <sys/un.h>
 
 #include "config_plan.h"
-#include "rights_names.h"
+#include "host/rights_names.h"
 
 static bool text_is(const struct cfg_node *n, const char *word) {
   return strlen(word) == n->text_len && memcmp(n->text, word, n->text_len) == 0;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rights.h"
+#include "host/rights.h"
 
 /* Guest descriptor i of the initial table is fds[i]. */
 struct launch_fd {

@@ -16,7 +16,7 @@
 
 #include "config_scalar.h"
 #include "parser.h"
-#include "rights_names.h"
+#include "host/rights_names.h"
 
 /* --- Tags ------------------------------------------------------------ */
 

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 
 #include "config_plan.h"
-#include "rights_names.h"
+#include "host/rights_names.h"
 
 static const char *mode_name(enum cfg_file_mode mode) {
   return mode == CFG_MODE_RW ? "rw" : mode == CFG_MODE_WO ? "wo" : "ro";

@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,8 @@
 #include <unistd.h>
 
 #include "clone_flags.h"
-#include "syscall_table.h"
+#include "cloudabi_syscalls.h"
 #include "trap.h"
-
 
 struct rules {
   scmp_filter_ctx ctx;
@@ -47,27 +47,36 @@ static void allow_arg_in(struct rules *r, int nr, unsigned arg,
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+#define TRAPPED_TRAP true
+#define TRAPPED_MIXED true
+#define TRAPPED_LOCAL false
+#define TRAPPED(name, where, n, args) [CLOUDABI_SYS_##name] = TRAPPED_##where,
+static const bool trapped[CLOUDABI_SYSCALL_COUNT] = {
+    CLOUDABI_SYSCALLS(TRAPPED)};
+#undef TRAPPED
+
 static void add_rules(struct rules *r) {
-  /* Calls the supervisor performs. */
+  /* Calls the supervisor performs: every row the ABI description does not
+   * mark as local to the vDSO. */
   for (unsigned i = 0; i < CLOUDABI_SYSCALL_COUNT; i++)
-    if (syscall_table[i].handler != NULL)
+    if (trapped[i])
       add(r, SCMP_ACT_NOTIFY, TRAP_NR_BASE + (int)i, 0, NULL);
   add(r, SCMP_ACT_NOTIFY, TRAP_NR_BOOT, 0, NULL);
   /* The tracing vDSO's reports; answered ENOSYS unless --trace=local. */
   add(r, SCMP_ACT_NOTIFY, TRAP_NR_TRACE, 0, NULL);
 
   /* Memory, never writable and executable at once (W^X). */
-  static const uint64_t prots[] = {PROT_NONE,
-                                   PROT_READ,
-                                   PROT_WRITE,
-                                   PROT_READ | PROT_WRITE,
-                                   PROT_EXEC,
-                                   PROT_READ | PROT_EXEC};
-  static const uint64_t mmap_flags[] = {
-      MAP_PRIVATE | MAP_ANONYMOUS, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-      MAP_SHARED | MAP_ANONYMOUS,  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
-      MAP_PRIVATE,                 MAP_PRIVATE | MAP_FIXED,
-      MAP_SHARED,                  MAP_SHARED | MAP_FIXED};
+  static const uint64_t prots[] = {PROT_NONE,  PROT_READ,
+                                   PROT_WRITE, PROT_READ | PROT_WRITE,
+                                   PROT_EXEC,  PROT_READ | PROT_EXEC};
+  static const uint64_t mmap_flags[] = {MAP_PRIVATE | MAP_ANONYMOUS,
+                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                                        MAP_SHARED | MAP_ANONYMOUS,
+                                        MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+                                        MAP_PRIVATE,
+                                        MAP_PRIVATE | MAP_FIXED,
+                                        MAP_SHARED,
+                                        MAP_SHARED | MAP_FIXED};
   for (size_t p = 0; p < N(prots); p++) {
     for (size_t f = 0; f < N(mmap_flags); f++) {
       struct scmp_arg_cmp cmp[2] = {
@@ -82,9 +91,8 @@ static void add_rules(struct rules *r) {
   static const uint64_t advice[] = {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL,
                                     MADV_WILLNEED, MADV_DONTNEED};
   allow_arg_in(r, SCMP_SYS(madvise), 2, advice, N(advice));
-  static const uint64_t msync_flags[] = {MS_ASYNC, MS_SYNC,
-                                         MS_ASYNC | MS_INVALIDATE,
-                                         MS_SYNC | MS_INVALIDATE};
+  static const uint64_t msync_flags[] = {
+      MS_ASYNC, MS_SYNC, MS_ASYNC | MS_INVALIDATE, MS_SYNC | MS_INVALIDATE};
   allow_arg_in(r, SCMP_SYS(msync), 2, msync_flags, N(msync_flags));
 
   /* Clocks: only the four CloudABI has, never another process's. */
@@ -113,13 +121,13 @@ static void add_rules(struct rules *r) {
    * can be woken apart.  Shared keys for lock words (the kernel's wake at
    * thread exit uses one) and shared condition variables, private ones
    * for private condition variables.  Never requeue, wake_op or PI. */
-  static const uint64_t futex_ops[] = {
-      FUTEX_WAIT_BITSET,
-      FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME,
-      FUTEX_WAKE_BITSET,
-      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
-      FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME,
-      FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG};
+  static const uint64_t futex_ops[] = {FUTEX_WAIT_BITSET,
+                                       FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME,
+                                       FUTEX_WAKE_BITSET,
+                                       FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
+                                       FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG |
+                                           FUTEX_CLOCK_REALTIME,
+                                       FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG};
   allow_arg_in(r, SCMP_SYS(futex), 1, futex_ops, N(futex_ops));
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(set_tid_address), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(gettid), 0, NULL);

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "filter.h"
-#include "launch.h"
+#include "config/launch.h"
 
 struct spawned {
   pid_t pid;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "captab.h"
+#include "host/captab.h"
 #include "cloudabi_types.h"
 
 struct sup;

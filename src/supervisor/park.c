@@ -19,10 +19,8 @@
 #include <time.h>
 
 #include "park.h"
-#include "poll_set.h"
+#include "host/clock.h"
 #include "sup_internal.h"
-#include "syscall_table.h"
-#include "trace.h"
 
 /* The first time, moves the call off the handler's stack onto the parked
  * list; later it is the parked call already.  NULL when out of memory. */
@@ -136,7 +134,7 @@ cloudabi_errno_t sup_wait_for(struct call *c, struct hostobj *obj,
  * events, which may still name it. */
 void park_drop(struct sup *s, struct call *p) {
   if (s->trace != NULL)
-    trace_call_abandoned(s->trace, p); /* unless it was answered */
+    s->trace_hooks->call_abandoned(s->trace, p); /* unless it was answered */
   unlink_parked(s, p);
   if (p->wait_fd >= 0)
     close(p->wait_fd); /* also leaves the epoll set */
@@ -167,9 +165,9 @@ void park_resume(struct sup *s, struct call *p) {
     park_drop(s, p);
     return;
   }
-  cloudabi_errno_t e = dispatch(p);
+  cloudabi_errno_t e = s->opts->dispatch(p);
   if (s->trace != NULL)
-    trace_call_done(s->trace, p, e);
+    s->trace_hooks->call_done(s->trace, p, e);
   if (e == CALL_PARKED)
     return;
   if (e != CALL_ABANDONED)
@@ -197,7 +195,7 @@ static struct timespec *next_timeout(struct sup *s, struct timespec *ts) {
       first = p->deadline_ns;
   if (first == 0)
     return NULL;
-  uint64_t now = poll_now(), left = first > now ? first - now : 0;
+  uint64_t now = host_monotonic_ns(), left = first > now ? first - now : 0;
   ts->tv_sec = (time_t)(left / 1000000000u);
   ts->tv_nsec = (long)(left % 1000000000u);
   return ts;
@@ -218,7 +216,7 @@ int park_wait(struct sup *s, struct epoll_event *evs, int n) {
 
 /* Resumes the parked calls whose deadline has passed. */
 void park_expire(struct sup *s) {
-  uint64_t now = poll_now();
+  uint64_t now = host_monotonic_ns();
   struct call *p = s->parked;
   while (p != NULL) {
     struct call *next = p->next; /* resume may unpark p, never another */

@@ -1,6 +1,7 @@
 /*
  * Guest processes: starting them (the first one, and proc_exec), forking
- * (proc_fork), process descriptors, and their records.
+ * (proc_fork), process descriptors, and their records.  The handlers of
+ * proc_fork and proc_exec (src/calls/proc.c) act through procs.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,20 +15,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "elf_check.h"
-#include "errno_map.h"
-#include "guestmem.h"
-#include "spawn.h"
+#include "procs.h"
+#include "loader/spawn.h"
 #include "sup_internal.h"
-#include "syscall_table.h"
 #include "tasks.h"
 #include "trap.h"
 
-#define R(x) CLOUDABI_RIGHT_##x
-/* The largest argument data proc_exec takes, as the config front end. */
-#define EXEC_MAX_ARGDATA (4u << 20)
-
-static int pidfd_of(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+static int pidfd_of(pid_t pid) {
+  return (int)syscall(SYS_pidfd_open, pid, 0);
+}
 
 static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
                               struct procinfo *info) {
@@ -100,7 +96,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
                           size_t why_size) {
   struct launch_config lc = {.argdata = (uint8_t *)argdata,
                              .argdata_len = argdata_len,
-                             .trace_local = s->opts->trace.local};
+                             .trace_local = s->opts->local_vdso};
   struct spawned sp;
   if (s->nprocs >= SUP_MAX_PROCS) {
     snprintf(why, why_size, "too many processes");
@@ -117,9 +113,8 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
   s->reap_pending = true;
   struct listener *l = sup_listener_add(s, sp.listener);
   struct procinfo *info = procinfo_new(sp.pid, sp.pidfd);
-  struct gproc *p = l != NULL && info != NULL
-                        ? proc_new(s, sp.pid, l, info)
-                        : NULL;
+  struct gproc *p =
+      l != NULL && info != NULL ? proc_new(s, sp.pid, l, info) : NULL;
   if (p == NULL || tasks_add_thread(&s->threads, sp.pid, p) == NULL) {
     snprintf(why, why_size, "out of memory");
     kill(sp.pid, SIGKILL);
@@ -189,88 +184,20 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
   }
 }
 
-/*
- * The parent's half of proc_fork: the vDSO forked, and now asks for a
- * descriptor of the child it names in argument 2.
- */
-cloudabi_errno_t handle_proc_fork(struct call *c) {
-  pid_t child = (pid_t)c->args[2];
-  struct gproc *p = c->sup->procs;
-  while (p != NULL && !(p->pid == child && p->parent == c->proc))
+struct gproc *procs_child_of(struct sup *s, struct gproc *parent, pid_t child) {
+  struct gproc *p = s->procs;
+  while (p != NULL && !(p->pid == child && p->parent == parent))
     p = p->next;
-  if (p == NULL)
-    return CLOUDABI_EAGAIN; /* refused at the fork, or not our child */
-  struct hostobj *obj = hostobj_new(-1, CLOUDABI_FILETYPE_PROCESS);
-  if (obj == NULL)
-    return CLOUDABI_ENOMEM;
-  obj->proc = p->info;
-  p->info->refcount++;
-  cloudabi_fd_t fd;
-  cloudabi_errno_t e = captab_insert(
-      &c->proc->fds, obj, R(FILE_STAT_FGET) | R(POLL_PROC_TERMINATE), 0, &fd);
-  hostobj_unref(obj);
-  if (e != 0)
-    return e;
-  p->parent = NULL;
-  if (p->exited)
-    procs_free(c->sup, p); /* its record was kept only for this */
-  c->result = fd | (uint64_t)(uint32_t)child << 32;
-  return 0;
+  return p;
 }
 
-/*
- * proc_exec: a new process runs the program, with the descriptors listed
- * (renumbered from 0) and the argument data given, and takes over this
- * process's identity: process descriptors naming this process now name
- * it.  This process is then killed.  Starting afresh (new address space,
- * new filter) is what exec means; doing it from the supervisor avoids
- * letting the guest call execve at all.
- */
-cloudabi_errno_t handle_proc_exec(struct call *c) {
-  struct sup *s = c->sup;
-  struct hostobj *prog = c->cap[0]->obj;
-  struct stat st;
-  if (prog->fd < 0 || fstat(prog->fd, &st) != 0)
-    return CLOUDABI_EBADF;
-  if (S_ISDIR(st.st_mode))
-    return CLOUDABI_EACCES;
-  char why[256];
-  struct elf_info info;
-  if (elf_check(prog->fd, &info, why, sizeof(why)) != 0)
-    return CLOUDABI_ENOEXEC;
-  size_t len = c->args[2], nfds = c->args[4];
-  if (len > EXEC_MAX_ARGDATA || nfds > CAPTAB_MAX)
-    return CLOUDABI_E2BIG;
-  uint8_t *data = malloc(len + 1);
-  cloudabi_fd_t *fds = malloc(nfds * sizeof(*fds) + 1);
-  struct captab table;
-  captab_init(&table);
-  cloudabi_errno_t e = data == NULL || fds == NULL ? CLOUDABI_ENOMEM : 0;
-  if (e == 0)
-    e = gmem_read(c, c->args[1], data, len);
-  if (e == 0)
-    e = gmem_read(c, c->args[3], fds, nfds * sizeof(*fds));
-  for (size_t i = 0; e == 0 && i < nfds; i++) {
-    struct capability *cap;
-    e = captab_get(&c->proc->fds, fds[i], 0, &cap);
-    if (e == 0)
-      e = captab_insert_at(&table, (cloudabi_fd_t)i, cap->obj, cap->base,
-                           cap->inheriting);
-  }
-  struct gproc *np = NULL;
-  if (e == 0) {
-    np = procs_spawn(s, prog->fd, data, len, &table, why, sizeof(why));
-    if (np == NULL)
-      e = CLOUDABI_ENOEXEC;
-  }
-  captab_free(&table);
-  free(data);
-  free(fds);
-  if (e != 0)
-    return e;
+void procs_claimed(struct sup *s, struct gproc *child) {
+  child->parent = NULL;
+  if (child->exited)
+    procs_free(s, child); /* its record was kept only for this */
+}
 
-  /* The new process is this one now. */
-  struct gproc *old = c->proc;
+void procs_take_over(struct sup *s, struct gproc *old, struct gproc *np) {
   struct procinfo *moved = old->info, *fresh = np->info;
   int pidfd = fresh->pidfd;
   fresh->pidfd = -1;
@@ -284,5 +211,4 @@ cloudabi_errno_t handle_proc_exec(struct call *c) {
   if (old->pid == s->main_pid)
     s->main_pid = np->pid;
   kill(old->pid, SIGKILL);
-  return CALL_ABANDONED;
 }

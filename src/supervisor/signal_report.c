@@ -10,9 +10,8 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
-#include "signals.h"
+#include "host/signals.h"
 #include "sup.h"
-#include "trace.h"
 
 struct code_name {
   int sig; /* 0: any signal */
@@ -155,7 +154,8 @@ void report_signal(struct sup *s, struct gproc *proc, pid_t tid, int sig,
             info.why != NULL ? ")" : "", addr, ip);
   }
   if (s->trace != NULL)
-    trace_signal(s->trace, proc != NULL ? proc->number : 0, tid, &info);
+    s->trace_hooks->signal(s->trace, proc != NULL ? proc->number : 0, tid,
+                           &info);
 }
 
 void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid,
@@ -179,8 +179,8 @@ void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid,
   char *name =
       seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, si->si_syscall);
   snprintf(number, sizeof(number), "%d", si->si_syscall);
-  trace_forbidden(s->trace, proc != NULL ? proc->number : 0, tid,
-                  name != NULL ? name : number, si->si_syscall, ip,
-                  located ? where : NULL, args);
+  s->trace_hooks->forbidden(s->trace, proc != NULL ? proc->number : 0, tid,
+                            name != NULL ? name : number, si->si_syscall, ip,
+                            located ? where : NULL, args);
   free(name);
 }

@@ -28,18 +28,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "filter.h"
+#include "loader/filter.h"
 #include "park.h"
 #include "guestmem.h"
-#include "hostio.h"
-#include "poll_set.h"
+#include "host/hostio.h"
 #include "signal_report.h"
-#include "signals.h"
-#include "spawn.h"
-#include "syscall_table.h"
+#include "host/signals.h"
+#include "loader/spawn.h"
 #include "tasks.h"
+#include "procs.h"
 #include "sup_internal.h"
-#include "trace.h"
+#include "cloudabi_syscalls.h"
 #include "trap.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -102,8 +101,9 @@ static void process_notification(struct sup *s, int listener,
     return;
   }
   bool traced_local = n->data.nr == TRAP_NR_TRACE && proc != NULL;
-  if (!traced_local && (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL ||
-                        syscall_table[sysno].handler == NULL)) {
+  /* Numbers the filter routes here but no handler takes (a local call
+   * trapped by hand) are the dispatcher's to refuse. */
+  if (!traced_local && (sysno >= CLOUDABI_SYSCALL_COUNT || proc == NULL)) {
     sup_reply(listener, n->id, CLOUDABI_ENOSYS, 0);
     return;
   }
@@ -120,16 +120,16 @@ static void process_notification(struct sup *s, int listener,
   if (traced_local) {
     /* The tracing vDSO reports a call it performed (trace.c). */
     sup_reply(listener, c.id,
-              s->trace != NULL ? trace_local_call(s->trace, &c)
+              s->trace != NULL ? s->trace_hooks->local_call(s->trace, &c)
                                : CLOUDABI_ENOSYS,
               0);
     return;
   }
   if (s->trace != NULL)
-    trace_call_enter(s->trace, &c);
-  cloudabi_errno_t e = dispatch(&c);
+    s->trace_hooks->call_enter(s->trace, &c);
+  cloudabi_errno_t e = s->opts->dispatch(&c);
   if (s->trace != NULL)
-    trace_call_done(s->trace, &c, e);
+    s->trace_hooks->call_done(s->trace, &c, e);
   if (e != CALL_PARKED && e != CALL_ABANDONED)
     sup_reply(listener, c.id, e, c.result);
 }
@@ -154,7 +154,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   s->notif_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
                       ? sizes.seccomp_notif
                       : sizeof(struct seccomp_notif);
-  if (vdso_info_get(s->opts->trace.local, &s->vdso) != 0) {
+  if (vdso_info_get(s->opts->local_vdso, &s->vdso) != 0) {
     msg(s, "the embedded vDSO lacks its copy routine symbols");
     return -1;
   }
@@ -175,14 +175,9 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     return -1;
   }
 
-  if (s->opts->trace.enabled) {
-    char twhy[512];
-    s->trace = trace_open(&s->opts->trace, twhy, sizeof(twhy));
-    if (s->trace == NULL) {
-      msg(s, "%s", twhy);
-      return -1;
-    }
-  }
+  /* Opened by the caller; NULL unless --trace. */
+  s->trace = s->opts->tracer;
+  s->trace_hooks = s->opts->trace_hooks;
   char why[256];
   if (filter_build(&s->filter, why, sizeof(why)) != 0) {
     msg(s, "%s", why);
@@ -240,7 +235,6 @@ static void teardown(struct sup *s) {
   interrupt_teardown();
   free(s->notif);
   free(s->scratch);
-  trace_close(s->trace);
 }
 
 /*

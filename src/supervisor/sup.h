@@ -12,11 +12,11 @@
 #include <sys/types.h>
 
 #include "call.h"
-#include "captab.h"
-#include "launch.h"
-#include "filter.h"
-#include "trace.h"
-#include "vdso_info.h"
+#include "host/captab.h"
+#include "config/launch.h"
+#include "loader/filter.h"
+#include "tracer.h"
+#include "loader/vdso_info.h"
 
 /* A seccomp listener: one per process the loader started, shared by the
  * processes forked from it (they inherit its filter). */
@@ -60,7 +60,12 @@ struct tidmap {
 struct sup_options {
   const char *program_name; /* for messages */
   bool quiet;
-  struct trace_options trace;
+  /* The calls layer's entry: resolves a call's descriptors, runs its
+   * handler (ENOSYS for a number without one). */
+  call_handler_t *dispatch;
+  bool local_vdso; /* map the tracing vDSO (--trace=local) */
+  struct tracer *tracer; /* open, owned by the caller; NULL: no trace */
+  const struct sup_trace_hooks *trace_hooks; /* with tracer */
 };
 
 struct sup {
@@ -91,6 +96,7 @@ struct sup {
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
   struct tracer *trace; /* NULL unless --trace */
+  const struct sup_trace_hooks *trace_hooks;
 };
 
 /* Starts the program (fd prog_fd) with the launch configuration and runs

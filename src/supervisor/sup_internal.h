@@ -25,14 +25,6 @@ void interrupt_handle(struct sup *s);
 struct seccomp_notif;
 bool interrupt_recv(int fd, struct seccomp_notif *n, size_t size);
 
-/*
- * Starts a new guest process running the program at prog_fd with the
- * given argument data and descriptor table (moved in, freed on failure).
- * NULL on failure, with a reason in why.
- */
-struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
-                          size_t argdata_len, struct captab *fds, char *why,
-                          size_t why_size);
 /* A guest process forked: child is stopped; give it a process record. */
 void procs_forked(struct sup *s, struct gproc *parent, pid_t child);
 void procs_free(struct sup *s, struct gproc *p);

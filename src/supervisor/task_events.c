@@ -18,10 +18,9 @@
 
 #include "park.h"
 #include "signal_report.h"
-#include "signals.h"
+#include "host/signals.h"
 #include "sup_internal.h"
 #include "tasks.h"
-#include "trace.h"
 
 #define msg sup_msg
 
@@ -94,8 +93,8 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
     proc->info->status = status;
   }
   if (s->trace != NULL)
-    trace_proc_exit(s->trace, proc->number, status,
-                    proc->killed_for_syscall != 0);
+    s->trace_hooks->proc_exit(s->trace, proc->number, status,
+                              proc->killed_for_syscall != 0);
   if (proc->pid == s->main_pid) {
     char name[32];
     if (proc->killed_for_threads) {

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guestmem.h"
-#include "signals.h"
-#include "sup.h"
-#include "syscall_table.h"
+#include "supervisor/guestmem.h"
+#include "host/signals.h"
+#include "supervisor/sup.h"
+#include "calls/syscall_table.h"
 #include "trace_decode.h"
 #include "trace_emit.h"
 #include "trace_names.h"
@@ -477,3 +477,13 @@ void trace_proc_exit(struct tracer *t, unsigned proc, int status,
   }
   finish(t);
 }
+
+const struct sup_trace_hooks trace_hooks = {
+    .call_enter = trace_call_enter,
+    .call_done = trace_call_done,
+    .call_abandoned = trace_call_abandoned,
+    .local_call = trace_local_call,
+    .signal = trace_signal,
+    .forbidden = trace_forbidden,
+    .proc_exit = trace_proc_exit,
+};

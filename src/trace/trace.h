@@ -18,6 +18,7 @@
 #include <sys/user.h>
 
 #include "cloudabi_types.h"
+#include "supervisor/tracer.h"
 
 struct call;
 
@@ -54,14 +55,15 @@ bool trace_spec_parse(const char *spec, struct trace_options *o, char *why,
 /* Fills in what was left to defaults once every option is read. */
 void trace_options_finish(struct trace_options *o);
 
-struct tracer;
-
 /* Opens the output; NULL with a message in why. */
 struct tracer *trace_open(const struct trace_options *o, char *why,
                           size_t why_size);
 void trace_close(struct tracer *t);
 
-/* ---- hooks for the supervisor (sup.c) ---- */
+/* ---- hooks for the supervisor ---- */
+
+/* The functions below, for the supervisor's struct sup_options. */
+extern const struct sup_trace_hooks trace_hooks;
 
 /* A call was received: remember when, if it is traced. */
 void trace_call_enter(struct tracer *t, struct call *c);
@@ -74,17 +76,6 @@ void trace_call_abandoned(struct tracer *t, struct call *c);
  * struct trap_trace_record.  Returns the answer for the vDSO. */
 cloudabi_errno_t trace_local_call(struct tracer *t, struct call *c);
 
-/* A signal about to be delivered to a thread of process number `proc`
- * (1 for the first process). */
-struct trace_signal_info {
-  int sig;          /* Linux signal number */
-  const char *code; /* si_code's name ("SEGV_MAPERR", "SI_TKILL") or NULL */
-  const char *why;  /* what the code means, or NULL */
-  bool fault;       /* addr is the faulting address */
-  uint64_t addr;
-  const struct user_regs_struct *regs; /* for crashes; else NULL */
-  const char *where; /* regs->rip as "program+0x1234", or NULL */
-};
 void trace_signal(struct tracer *t, unsigned proc, pid_t tid,
                   const struct trace_signal_info *si);
 /* The filter refused a Linux system call: its name, arguments, address

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "syscall_table.h"
+#include "calls/syscall_table.h"
 #include "trace_emit.h"
 
 /* Array entries shown (iovecs, descriptors, subscriptions, events). */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "syscall_table.h"
+#include "calls/syscall_table.h"
 #include "trace.h"
 
 void trace_options_init(struct trace_options *o) {

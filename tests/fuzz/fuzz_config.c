@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "argdata.h"
-#include "config.h"
-#include "config_plan.h"
+#include "config/config.h"
+#include "config/config_plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "argdata.h"
-#include "config.h"
-#include "config_plan.h"
+#include "config/config.h"
+#include "config/config_plan.h"
 
 /* --- building trees ----------------------------------------------------- */
 

@@ -27,10 +27,10 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "config_plan.h"
-#include "rights.h"
-#include "rights_names.h"
+#include "config/config.h"
+#include "config/config_plan.h"
+#include "host/rights.h"
+#include "host/rights_names.h"
 
 #define TAG "%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\n"
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "config_scalar.h"
+#include "config/config_scalar.h"
 
 /* A signed 128-bit number in decimal. */
 static void wide_str(__int128 v, char *out) {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "errno_map.h"
+#include "host/errno_map.h"
 
 static void test_file_errnos(void **state) {
   (void)state;

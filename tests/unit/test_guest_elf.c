@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "elf_check.h"
+#include "loader/elf_check.h"
 
 static int nprograms;
 static char **programs;

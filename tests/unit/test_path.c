@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "path.h"
+#include "calls/path.h"
 
 struct tree {
   char root[64]; /* holds "in" (the capability) and "secret" */

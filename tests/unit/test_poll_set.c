@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "poll_set.h"
-#include "sup.h"
+#include "calls/poll_set.h"
+#include "supervisor/sup.h"
 
 #define R(x) CLOUDABI_RIGHT_##x
 #define E(x) CLOUDABI_EVENTTYPE_##x

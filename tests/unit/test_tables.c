@@ -13,8 +13,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "captab.h"
-#include "tasks.h"
+#include "host/captab.h"
+#include "supervisor/tasks.h"
 
 static struct hostobj *devnull(void) {
   int fd = open("/dev/null", O_RDWR | O_CLOEXEC);

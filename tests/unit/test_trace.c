@@ -18,12 +18,12 @@
 
 #include <cmocka.h>
 
-#include "sup.h"
-#include "syscall_table.h"
-#include "trace.h"
-#include "trace_decode.h"
-#include "trace_emit.h"
-#include "trace_names.h"
+#include "supervisor/sup.h"
+#include "calls/syscall_table.h"
+#include "trace/trace.h"
+#include "trace/trace_decode.h"
+#include "trace/trace_emit.h"
+#include "trace/trace_names.h"
 
 /* ---- a small JSON checker: one value, nothing after it ---- */
 

@@ -1,0 +1,30 @@
+/*
+ * Guest processes, as the proc_fork and proc_exec handlers see them
+ * (src/calls/proc.c).  The records and their lifecycle are procs.c's.
+ */
+#ifndef PROCS_H
+#define PROCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sup.h"
+
+/*
+ * Starts a new guest process running the program at prog_fd with the
+ * given argument data and descriptor table (moved in, freed on failure).
+ * NULL on failure, with a reason in why.
+ */
+struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
+                          size_t argdata_len, struct captab *fds, char *why,
+                          size_t why_size);
+/* The child `child` that parent forked and has not claimed yet, or NULL. */
+struct gproc *procs_child_of(struct sup *s, struct gproc *parent, pid_t child);
+/* Its parent now holds a descriptor of child (a reference to its info). */
+void procs_claimed(struct sup *s, struct gproc *child);
+/* proc_exec: np, just spawned, becomes old (its process descriptors, its
+ * number, cloudabi-run's exit status), and old is killed. */
+void procs_take_over(struct sup *s, struct gproc *old, struct gproc *np);
+
+#endif
