@@ -10,6 +10,7 @@
 #include "loader/elf_check.h"
 #include "options.h"
 #include "calls/path.h"
+#include "supervisor/loop.h"
 #include "supervisor/sup.h"
 #include "calls/syscall_table.h"
 #include "trace/trace.h"

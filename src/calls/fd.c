@@ -8,6 +8,7 @@
 #include "host/errno_map.h"
 #include "supervisor/guestmem.h"
 #include "host/hostio.h"
+#include "supervisor/park.h"
 #include "supervisor/sup.h"
 #include "syscall_table.h"
 

@@ -11,6 +11,7 @@
 
 #include "host/errno_map.h"
 #include "supervisor/guestmem.h"
+#include "supervisor/park.h"
 #include "supervisor/sup.h"
 #include "syscall_table.h"
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "supervisor/guestmem.h"
+#include "supervisor/park.h"
 #include "supervisor/sup.h"
 #include "syscall_table.h"
 

@@ -16,6 +16,7 @@
 #include "supervisor/guestmem.h"
 #include "host/hostio.h"
 #include "host/rights.h"
+#include "supervisor/park.h"
 #include "supervisor/sup.h"
 #include "syscall_table.h"
 

@@ -45,8 +45,5 @@ struct call {
 
 typedef cloudabi_errno_t call_handler_t(struct call *c);
 
-/* Checks that the notification is still pending: the calling thread is
- * alive and still in this call. */
-bool call_is_valid(struct call *c);
 
 #endif

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "park.h"
-#include "sup_internal.h"
+#include "interrupt.h"
+#include "reply.h"
+#include "task_events.h"
 
 static volatile sig_atomic_t sig_child, sig_other;
 static volatile sig_atomic_t in_recv;

@@ -37,54 +37,15 @@
 #include "loader/spawn.h"
 #include "tasks.h"
 #include "procs.h"
-#include "sup_internal.h"
+#include "interrupt.h"
+#include "listener.h"
+#include "loop.h"
+#include "reply.h"
+#include "task_events.h"
 #include "cloudabi_syscalls.h"
 #include "trap.h"
 
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-
-/* epoll data: small numbers for our own sources (listener i is
- * EV_LISTENER + i); parked calls use their pointer, which is never small. */
-#define EV_SIGNAL ((uint64_t)2)
-#define EV_LISTENER ((uint64_t)16)
-
 #define msg sup_msg
-void sup_msg(const struct sup *s, const char *fmt, ...) {
-  (void)s;
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("cloudabi-run: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-bool call_is_valid(struct call *c) {
-  uint64_t id = c->id;
-  return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-struct gproc *sup_proc_of(struct sup *s, pid_t tid) {
-  struct gthread *t = tidmap_get(&s->threads, tid);
-  return t != NULL ? t->proc : NULL;
-}
-
-void sup_reply(int listener, uint64_t id, cloudabi_errno_t e, uint64_t value) {
-  struct seccomp_notif_resp resp;
-  memset(&resp, 0, sizeof(resp));
-  resp.id = id;
-  if (e == 0)
-    resp.val = (int64_t)value;
-  else
-    resp.error = -(int32_t)(TRAP_ERRNO_BIAS + e);
-  /* ENOENT: the thread died meanwhile; nobody is waiting. */
-  ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
 
 /* ---- notifications ---- */
 
@@ -246,16 +207,6 @@ static struct listener *fast_path_listener(struct sup *s) {
   return s->parked == NULL && s->nlisteners == 1 ? s->single : NULL;
 }
 
-/* After a listener came or went: which one is alone, if one is. */
-static void note_listeners(struct sup *s) {
-  s->single = NULL;
-  if (s->nlisteners != 1)
-    return;
-  for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++)
-    if (s->listeners[i] != NULL)
-      s->single = s->listeners[i];
-}
-
 static void fast_recv(struct sup *s, struct listener *l) {
   struct seccomp_notif *n = s->notif;
   if (interrupt_recv(l->fd, n, s->notif_size))
@@ -316,43 +267,5 @@ int sup_run(const struct sup_options *opts, int prog_fd,
   int status = s.exit_status;
   teardown(&s);
   return status;
-}
-
-struct listener *sup_listener_add(struct sup *s, int fd) {
-  /* Round robin: an epoll event fetched for a listener just closed must
-   * not reach a new one at its index, where a RECV would block. */
-  for (unsigned k = 0; k < SUP_MAX_LISTENERS; k++) {
-    unsigned i = (s->next_listener + k) % SUP_MAX_LISTENERS;
-    if (s->listeners[i] != NULL)
-      continue;
-    s->next_listener = i + 1;
-    struct listener *l = calloc(1, sizeof(*l));
-    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_LISTENER + i};
-    if (l == NULL || epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-      free(l);
-      return NULL;
-    }
-    /* Wake the supervisor on the guest's CPU, and the guest on ours: a
-     * cross-CPU wake-up costs tens of microseconds on these machines. */
-    ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-    l->fd = fd;
-    l->refcount = 1;
-    l->index = i;
-    s->listeners[i] = l;
-    s->nlisteners++;
-    note_listeners(s);
-    return l;
-  }
-  return NULL;
-}
-
-void sup_listener_unref(struct sup *s, struct listener *l) {
-  if (l == NULL || --l->refcount > 0)
-    return;
-  s->listeners[l->index] = NULL;
-  s->nlisteners--;
-  note_listeners(s);
-  close(l->fd); /* also leaves the epoll set */
-  free(l);
 }
 

@@ -20,7 +20,7 @@
 
 #include "park.h"
 #include "host/clock.h"
-#include "sup_internal.h"
+#include "reply.h"
 
 /* The first time, moves the call off the handler's stack onto the parked
  * list; later it is the parked call already.  NULL when out of memory. */

@@ -1,6 +1,5 @@
 /*
- * Between the event loop and the parked calls (park.c); handlers park
- * through sup.h.  Nothing outside src/supervisor/ should need these.
+ * Parked calls (park.c): the handlers' side first, then the loop's.
  */
 #ifndef PARK_H
 #define PARK_H
@@ -8,6 +7,36 @@
 #include <sys/epoll.h>
 
 #include "sup.h"
+
+/* Parking: the handler returns CALL_PARKED after one of these.  The call is
+ * copied; the handler runs again when fd is ready (events as for epoll) or
+ * the deadline passes.  Returns false if the call could not be parked (the
+ * handler should then fail it with ENOMEM). */
+bool sup_park_fd(struct call *c, int fd, uint32_t events);
+
+/* A descriptor to wait on and its epoll events (EPOLLIN, EPOLLOUT, ...). */
+struct park_fd {
+  int fd;
+  uint32_t events;
+};
+
+/* Parks c until one of fds[0..n) is ready (level-triggered; each
+ * descriptor at most once) or until deadline_ns (CLOCK_MONOTONIC; 0 for
+ * none) passes; then the handler runs again (n may be 0: a deadline only).
+ * A call parks on the same descriptors every time: they are registered
+ * the first time and kept, as a handler's state holds references to them.
+ * Returns false if it could not park; the call is then as before (a first
+ * park leaves nothing behind, and c->state stays the handler's). */
+bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
+                  uint64_t deadline_ns);
+
+/* For a host call that found obj not ready: a descriptor the guest made
+ * non-blocking fails with EAGAIN, a blocking one parks the call until obj
+ * is ready for `events` (CALL_PARKED, or ENOMEM). */
+cloudabi_errno_t sup_wait_for(struct call *c, struct hostobj *obj,
+                              uint32_t events);
+
+/* ---- for the loop; nothing outside src/supervisor/ needs these ---- */
 
 /* Takes p off the parked list (unanswered, unless the caller answered
  * it).  It is freed by park_free_dead, after the current round of events,

@@ -17,7 +17,8 @@
 
 #include "procs.h"
 #include "loader/spawn.h"
-#include "sup_internal.h"
+#include "listener.h"
+#include "reply.h"
 #include "tasks.h"
 #include "trap.h"
 

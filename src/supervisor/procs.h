@@ -1,6 +1,6 @@
 /*
- * Guest processes, as the proc_fork and proc_exec handlers see them
- * (src/calls/proc.c).  The records and their lifecycle are procs.c's.
+ * Guest processes and their records (procs.c): what the proc_fork and
+ * proc_exec handlers (src/calls/proc.c) use, then the task events'.
  */
 #ifndef PROCS_H
 #define PROCS_H
@@ -26,5 +26,13 @@ void procs_claimed(struct sup *s, struct gproc *child);
 /* proc_exec: np, just spawned, becomes old (its process descriptors, its
  * number, cloudabi-run's exit status), and old is killed. */
 void procs_take_over(struct sup *s, struct gproc *old, struct gproc *np);
+
+/* ---- for the task events; nothing outside src/supervisor/ needs these */
+
+/* A guest process forked: child is stopped; give it a process record. */
+void procs_forked(struct sup *s, struct gproc *parent, pid_t child);
+void procs_free(struct sup *s, struct gproc *p);
+/* Its last thread is gone. */
+void procs_exited(struct sup *s, struct gproc *p);
 
 #endif

@@ -1,7 +1,10 @@
 /*
- * The supervisor: one event loop over the seccomp listener, the guest
- * tasks' ptrace events and whatever parked calls wait for.  All state is
- * in struct sup, passed explicitly; nothing is global.
+ * The supervisor's state, shared by its pieces: one event loop (loop.c)
+ * over the seccomp listeners (listener.c), the guest tasks' ptrace events
+ * (task_events.c) and whatever parked calls wait for (park.c).  All state
+ * is in struct sup, passed explicitly; nothing is global but what a
+ * signal handler needs (interrupt.c).  Functions live in the header of
+ * the piece that defines them.
  */
 #ifndef SUP_H
 #define SUP_H
@@ -98,42 +101,6 @@ struct sup {
   struct tracer *trace; /* NULL unless --trace */
   const struct sup_trace_hooks *trace_hooks;
 };
-
-/* Starts the program (fd prog_fd) with the launch configuration and runs
- * the event loop until it ends; returns cloudabi-run's exit status.  lc's
- * descriptors move into the guest's table. */
-int sup_run(const struct sup_options *opts, int prog_fd,
-            struct launch_config *lc);
-
-/* Parking: the handler returns CALL_PARKED after one of these.  The call is
- * copied; the handler runs again when fd is ready (events as for epoll) or
- * the deadline passes.  Returns false if the call could not be parked (the
- * handler should then fail it with ENOMEM). */
-bool sup_park_fd(struct call *c, int fd, uint32_t events);
-
-/* A descriptor to wait on and its epoll events (EPOLLIN, EPOLLOUT, ...). */
-struct park_fd {
-  int fd;
-  uint32_t events;
-};
-
-/* Parks c until one of fds[0..n) is ready (level-triggered; each
- * descriptor at most once) or until deadline_ns (CLOCK_MONOTONIC; 0 for
- * none) passes; then the handler runs again (n may be 0: a deadline only).
- * A call parks on the same descriptors every time: they are registered
- * the first time and kept, as a handler's state holds references to them.
- * Returns false if it could not park; the call is then as before (a first
- * park leaves nothing behind, and c->state stays the handler's). */
-bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
-                  uint64_t deadline_ns);
-
-struct gproc *sup_proc_of(struct sup *s, pid_t tid);
-
-/* For a host call that found obj not ready: a descriptor the guest made
- * non-blocking fails with EAGAIN, a blocking one parks the call until obj
- * is ready for `events` (CALL_PARKED, or ENOMEM). */
-cloudabi_errno_t sup_wait_for(struct call *c, struct hostobj *obj,
-                              uint32_t events);
 
 /* A buffer of GUESTMEM_MAX_IO bytes, valid until the handler returns. */
 static inline void *sup_scratch(struct sup *s) { return s->scratch; }

@@ -19,7 +19,9 @@
 #include "park.h"
 #include "signal_report.h"
 #include "host/signals.h"
-#include "sup_internal.h"
+#include "procs.h"
+#include "reply.h"
+#include "task_events.h"
 #include "tasks.h"
 
 #define msg sup_msg

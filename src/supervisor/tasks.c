@@ -114,3 +114,8 @@ void tasks_free(struct tidmap *m) {
   m->slots = NULL;
   m->size = m->count = 0;
 }
+
+struct gproc *sup_proc_of(struct sup *s, pid_t tid) {
+  struct gthread *t = tidmap_get(&s->threads, tid);
+  return t != NULL ? t->proc : NULL;
+}

@@ -10,5 +10,7 @@ struct gthread *tasks_add_thread(struct tidmap *m, pid_t tid,
                                  struct gproc *proc);
 void tasks_remove_thread(struct tidmap *m, pid_t tid);
 void tasks_free(struct tidmap *m);
+/* The process of a guest thread, or NULL. */
+struct gproc *sup_proc_of(struct sup *s, pid_t tid);
 
 #endif

@@ -3,7 +3,8 @@
  * through the trace view and shown field by field. */
 #include <string.h>
 
-#include "decode_internal.h"
+#include "decode_structs.h"
+#include "decode_util.h"
 #include "trace_names.h"
 
 void td_fdstat_at(struct temit *e, const struct trace_view *v, const char *key,

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "calls/poll_set.h"
+#include "supervisor/park.h"
 #include "supervisor/sup.h"
 
 #define R(x) CLOUDABI_RIGHT_##x

@@ -1,0 +1,16 @@
+/* The seccomp listeners (listener.c). */
+#ifndef LISTENER_H
+#define LISTENER_H
+
+#include "sup.h"
+
+/* epoll data of the loop's own sources: listener i is EV_LISTENER + i;
+ * parked calls use their pointer, which is never small. */
+#define EV_SIGNAL ((uint64_t)2)
+#define EV_LISTENER ((uint64_t)16)
+
+/* A new listener in the epoll set (taking fd), or NULL. */
+struct listener *sup_listener_add(struct sup *s, int fd);
+void sup_listener_unref(struct sup *s, struct listener *l);
+
+#endif
