@@ -1,7 +1,7 @@
 /*
  * The one clone flag word a guest may use: what thread_create passes
  * (abi/vdso/threads.c) and the only one the seccomp filter allows
- * (src/filter.c).  A thread in the same everything, with its own TLS
+ * (src/loader/filter.c).  A thread in the same everything, with its own TLS
  * word, its tid written into its new stack.
  */
 #ifndef CLOUDABI_CLONE_FLAGS_H

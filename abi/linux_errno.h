@@ -1,6 +1,6 @@
 /*
  * Linux errno -> CloudABI errno: the one table, used by the supervisor
- * (src/errno_map.c) and by the vDSO for the calls it performs itself.
+ * (src/host/errno_map.c) and by the vDSO for the calls it performs itself.
  * Errors without a CloudABI equivalent become ENOSYS, as upstream.
  */
 #ifndef CLOUDABI_LINUX_ERRNO_H

@@ -1,6 +1,6 @@
 /*
  * The launch block: everything the loader stub needs to start a guest,
- * written by the supervisor (src/spawn.c) into a memfd that the stub maps
+ * written by the supervisor (src/loader/spawn.c) into a memfd that the stub maps
  * at descriptor LAUNCH_FD_BLOCK.  Offsets are from the block's start.
  */
 #ifndef LAUNCH_BLOCK_H

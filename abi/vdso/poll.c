@@ -7,7 +7,7 @@
  *     lock's or condition variable's (with an error if the wait failed).
  *   - Subscriptions that are all CLOCKs (or invalid) sleep here.
  *   - Anything with a descriptor (FD_READ, FD_WRITE, PROC_TERMINATE) goes
- *     to the supervisor (src/poll.c), which follows the same rules.
+ *     to the supervisor (src/calls/poll.c), which follows the same rules.
  * Rules shared with the supervisor: an invalid subscription (unknown type,
  * a lock or condition variable anywhere else, an unknown clock) yields an
  * event with error EINVAL, and if any subscription has an error the call
@@ -22,7 +22,7 @@
 
 /* Clock-only polls larger than this go to the supervisor. */
 #define LOCAL_CLOCKS_MAX 32
-/* The most subscriptions a poll may have (as in src/poll.c). */
+/* The most subscriptions a poll may have (as in src/calls/poll.c). */
 #define POLL_MAX 65536
 
 static bool is_futex_type(cloudabi_eventtype_t type) {

@@ -9,7 +9,7 @@
  * ptraced by the supervisor, so a dead task stays a zombie, its tid
  * reserved, until the supervisor itself reaps it in its event loop, which
  * never happens while a handler runs.  A read from a dead caller fails
- * instead.  Calls resumed after parking are checked (sup.c), and their
+ * instead.  Calls resumed after parking are checked (park.c), and their
  * parked state is dropped when the thread is reaped.  The check cost a
  * system call per read, which on these machines is a large share of a call.
  */

@@ -375,7 +375,7 @@ static const struct row table[] = {
      {{FILE, NOTCAP}, {DEV, CLOUDABI_ENOTDIR}}, PATH_ERRS},
     {"file_unlink", c_unlink, DIR, R(FILE_UNLINK), 0,
      {{FILE, NOTCAP}, {DEV, CLOUDABI_ENOTDIR}}, PATH_ERRS},
-    /* Mapping a file needs FD_READ even for PROT_NONE (see src/mem.c); a
+    /* Mapping a file needs FD_READ even for PROT_NONE (see src/calls/mem.c); a
      * mapping length no address space has: ENOMEM from the kernel. */
     {"mem_map(read)", c_map_read, FILE, R(MEM_MAP) | R(FD_READ), 0,
      {{DIR, NOTCAP}, {DEV, CLOUDABI_ENODEV}}, 0, CLOUDABI_ENOMEM},

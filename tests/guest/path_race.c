@@ -65,7 +65,7 @@ __asm__(".text\n"
         "  ud2\n"
         "1: ret\n");
 
-/* The flags the filter allows for a new thread (src/filter.c). */
+/* The flags the filter allows for a new thread (src/loader/filter.c). */
 #define THREAD_CLONE_FLAGS 0x1d0f00L
 
 static char stack[65536] __attribute__((aligned(16)));

@@ -4,7 +4,7 @@
  * machines); readiness and nbytes on pipes, files and sockets; hangup on
  * either end of a pipe; mixed subscriptions; lock and condition variable
  * waits with timeouts; every invalid subscription and combination, with
- * the error the rules give (abi/vdso/poll.c, include/poll_set.h); blocking
+ * the error the rules give (abi/vdso/poll.c, src/calls/poll_set.h); blocking
  * and non-blocking reads.
  *
  * Config: out; fifo (a FIFO opened rw); hup_w, hup_r (a FIFO's writer,

@@ -1,5 +1,5 @@
 /*
- * The argdata encoder (src/argdata_writer.c) against the guest runtime's
+ * The argdata encoder (src/config/argdata_writer.c) against the guest runtime's
  * reader (abi/rt/argdata.c): what one writes, the other must read back
  * identically, for every type and its edge values; and the format's test
  * vectors (ABI-NOTES.md section 5) come out byte for byte from trees

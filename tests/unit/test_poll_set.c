@@ -1,5 +1,5 @@
 /*
- * The supervisor's poll pieces without a guest (src/poll.c): parsing with
+ * The supervisor's poll pieces without a guest (src/calls/poll.c): parsing with
  * the error each bad subscription gets, readiness and nbytes on host
  * pipes, hangup, clock deadlines, the PROC_TERMINATE event of a process
  * descriptor, and what a parked poll waits for.
