@@ -69,11 +69,12 @@ cloudabi_sys_clock_time_get(cloudabi_clockid_t clock_id,
   return e;
 }
 
-/* CloudABI PROT_* -> Linux PROT_*; W^X and unknown bits are refused. */
+/* CloudABI PROT_* -> Linux PROT_*; W^X and unknown bits are refused with
+ * ENOTSUP, as FreeBSD refuses protections it cannot give. */
 static cloudabi_errno_t linux_prot(cloudabi_mprot_t prot, long *out) {
   if ((prot & ~(CLOUDABI_PROT_EXEC | CLOUDABI_PROT_WRITE |
                 CLOUDABI_PROT_READ)) != 0)
-    return CLOUDABI_EINVAL;
+    return CLOUDABI_ENOTSUP;
   if ((prot & CLOUDABI_PROT_WRITE) != 0 && (prot & CLOUDABI_PROT_EXEC) != 0)
     return CLOUDABI_ENOTSUP;
   *out = ((prot & CLOUDABI_PROT_READ) != 0 ? PROT_READ : 0) |

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -128,6 +129,64 @@ cloudabi_errno_t handle_file_symlink(struct call *c) {
   return r == 0 ? 0 : errno_from_host(err);
 }
 
+/*
+ * "name/" where name is a symlink: FreeBSD follows the link, so unlink
+ * names the directory it points to (EPERM, as for any directory) and
+ * UNLINK_REMOVEDIR removes that directory.  Linux says ENOTDIR for both.
+ * The link is expanded here, one hop at a time and beneath dirfd (path_at
+ * checks every path with a trailing slash), until the name is not a link.
+ */
+static cloudabi_errno_t unlink_slashed(int dirfd, struct gpath *p,
+                                       bool rmdir) {
+  for (int hops = 0; hops < 32; hops++) {
+    struct path_at at;
+    cloudabi_errno_t e = path_at(dirfd, p, &at);
+    if (e != 0)
+      return e;
+    char name[NAME_MAX + 1];
+    size_t n = strcspn(at.name, "/");
+    if (n > NAME_MAX) {
+      path_at_done(&at);
+      return CLOUDABI_ENAMETOOLONG;
+    }
+    memcpy(name, at.name, n);
+    name[n] = '\0';
+    struct stat st;
+    if (fstatat(at.dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      e = errno_from_host(errno);
+    } else if (!S_ISLNK(st.st_mode)) {
+      if (!S_ISDIR(st.st_mode))
+        e = CLOUDABI_ENOTDIR;
+      else if (!rmdir)
+        e = CLOUDABI_EPERM;
+      else if (unlinkat(at.dirfd, name, AT_REMOVEDIR) != 0)
+        e = errno_from_host(errno);
+    } else {
+      char target[PATH_MAX];
+      ssize_t len = readlinkat(at.dirfd, name, target, sizeof(target));
+      size_t prefix = (size_t)(at.name - p->str);
+      path_at_done(&at);
+      if (len < 0)
+        return errno_from_host(errno);
+      if (len == 0)
+        return CLOUDABI_ENOENT;
+      if (target[0] == '/')
+        return CLOUDABI_ENOTCAPABLE;
+      if (prefix + (size_t)len + 1 >= sizeof(p->str))
+        return CLOUDABI_ENAMETOOLONG;
+      /* The link's directory, its target, and the slash that follows. */
+      memcpy(p->str + prefix, target, (size_t)len);
+      p->len = prefix + (size_t)len + 1;
+      p->str[p->len - 1] = '/';
+      p->str[p->len] = '\0';
+      continue;
+    }
+    path_at_done(&at);
+    return e;
+  }
+  return CLOUDABI_ELOOP;
+}
+
 cloudabi_errno_t handle_file_unlink(struct call *c) {
   cloudabi_ulflags_t flags = (cloudabi_ulflags_t)c->args[3];
   if ((flags & ~CLOUDABI_UNLINK_REMOVEDIR) != 0)
@@ -136,7 +195,11 @@ cloudabi_errno_t handle_file_unlink(struct call *c) {
   struct gpath p;
   struct path_at at;
   cloudabi_errno_t e = path_copy(c, c->args[1], c->args[2], &p);
-  if (e != 0 || (e = path_at(c->cap[0]->obj->fd, &p, &at)) != 0)
+  if (e != 0)
+    return e;
+  if (p.str[p.len - 1] == '/')
+    return unlink_slashed(c->cap[0]->obj->fd, &p, rmdir);
+  if ((e = path_at(c->cap[0]->obj->fd, &p, &at)) != 0)
     return e;
   int r = unlinkat(at.dirfd, at.name, rmdir ? AT_REMOVEDIR : 0);
   int err = errno;

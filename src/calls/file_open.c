@@ -42,12 +42,14 @@ static cloudabi_errno_t check_rights(const struct capability *dir,
     base |= R(FILE_CREATE_FILE);
   if ((oflags & CLOUDABI_O_TRUNC) != 0)
     inheriting |= R(FILE_STAT_FPUT_SIZE);
-  if ((fds->fs_flags & CLOUDABI_FDFLAG_DSYNC) != 0)
-    inheriting |= R(FD_DATASYNC);
   if ((fds->fs_flags & (CLOUDABI_FDFLAG_RSYNC | CLOUDABI_FDFLAG_SYNC)) != 0)
     inheriting |= R(FD_SYNC);
   if ((dir->base & base) != base ||
       (dir->inheriting & inheriting) != inheriting)
+    return CLOUDABI_ENOTCAPABLE;
+  /* DSYNC: FD_DATASYNC, or FD_SYNC, which the spec says includes it. */
+  if ((fds->fs_flags & CLOUDABI_FDFLAG_DSYNC) != 0 &&
+      (dir->inheriting & (R(FD_DATASYNC) | R(FD_SYNC))) == 0)
     return CLOUDABI_ENOTCAPABLE;
   return 0;
 }

@@ -85,7 +85,9 @@ cloudabi_errno_t handle_mem_map(struct call *c) {
   struct capability *cap = c->cap[4];
   cloudabi_mprot_t prot = (cloudabi_mprot_t)c->args[2];
   cloudabi_mflags_t flags = (cloudabi_mflags_t)c->args[3];
-  if ((prot & ~PROT_ALL) != 0 || (flags & ~MFLAGS_ALL) != 0)
+  if ((prot & ~PROT_ALL) != 0)
+    return CLOUDABI_ENOTSUP; /* as FreeBSD, and arg_check */
+  if ((flags & ~MFLAGS_ALL) != 0)
     return CLOUDABI_EINVAL;
   /* Anonymous mappings never come here; exactly one of private/shared. */
   cloudabi_mflags_t share =

@@ -1,5 +1,6 @@
 /* Handlers for the proc_* system calls the supervisor performs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -79,6 +80,11 @@ cloudabi_errno_t handle_proc_exec(struct call *c) {
     return CLOUDABI_EBADF;
   if (S_ISDIR(st.st_mode))
     return CLOUDABI_EACCES;
+  /* FreeBSD's fexecve reads the file through the descriptor: one opened
+   * write-only is EBADF, whatever its rights. */
+  int fl = fcntl(prog->fd, F_GETFL);
+  if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)
+    return CLOUDABI_EBADF;
   char why[256];
   struct elf_info info;
   if (elf_check(prog->fd, &info, why, sizeof(why)) != 0)

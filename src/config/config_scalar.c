@@ -41,13 +41,10 @@ bool scalar_is_null(const char *s, size_t len) {
 }
 
 int scalar_parse_bool(const char *s, size_t len, bool *out) {
-  /* YAML 1.1's spellings (upstream's C version) include YAML 1.2's. */
-  static const char *const trues[] = {"y",   "Y",    "yes",  "Yes",
-                                      "YES", "true", "True", "TRUE",
-                                      "on",  "On",   "ON",   NULL};
-  static const char *const falses[] = {"n",   "N",     "no",    "No",
-                                       "NO",  "false", "False", "FALSE",
-                                       "off", "Off",   "OFF",   NULL};
+  /* The YAML 1.2 core schema's spellings, as upstream's last cloudabi-run
+   * (yaml2argdata): y, yes, on and the like are strings. */
+  static const char *const trues[] = {"true", "True", "TRUE", NULL};
+  static const char *const falses[] = {"false", "False", "FALSE", NULL};
   if (one_of(s, len, trues)) {
     *out = true;
     return SCALAR_OK;
@@ -332,11 +329,7 @@ int scalar_resolve_plain(const char *s, size_t len, struct scalar_value *out,
     out->type = SCALAR_FLOAT;
     return r;
   }
-  if ((r = scalar_parse_timestamp(s, len, &out->u.i, why, why_size)) !=
-      SCALAR_NO_MATCH) {
-    out->type = SCALAR_TIMESTAMP;
-    return r;
-  }
+  /* Timestamps are not in the core schema: only !!timestamp makes one. */
   out->type = SCALAR_STR;
   return SCALAR_OK;
 }

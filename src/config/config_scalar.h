@@ -3,18 +3,16 @@
  * (text, length); the text need not be NUL-terminated and may hold NULs
  * (which then match nothing but a string).
  *
- * Untagged plain scalars resolve as the union of upstream cloudabi-run's
- * old C rules and its newer C++ (YAML 1.2 core schema) rules, tried in
- * this order:
+ * Untagged plain scalars resolve as upstream cloudabi-run's last release
+ * does (yaml2argdata: the YAML 1.2 core schema), tried in this order:
  *   null       ~ null Null NULL and the empty scalar
- *   bool       y Y yes Yes YES true True TRUE on On ON,
- *              n N no No NO false False FALSE off Off OFF
+ *   bool       true True TRUE false False FALSE
  *   int        [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+, in -2^63 .. 2^64-1
  *   float      [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?,
  *              [-+]?\.(inf|Inf|INF), \.(nan|NaN|NAN)
- *   timestamp  YYYY-MM-DD, or YYYY-M-D(T|t|[ \t]+)h:mm:ss[.frac]
- *              [[ \t]*(Z|[-+]h[:mm])], as YAML 1.1's timestamp type
- *   string     anything else
+ *   string     anything else (yes, on, y, 2001-01-01 included)
+ * !!timestamp takes YYYY-MM-DD, or YYYY-M-D(T|t|[ \t]+)h:mm:ss[.frac]
+ * [[ \t]*(Z|[-+]h[:mm])], as YAML 1.1's timestamp type.
  * A scalar that matches the pattern of a type but cannot be converted
  * (an integer beyond 64 bits, 1e999, February 30) is an error, not a string.
  */

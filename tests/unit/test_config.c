@@ -93,10 +93,15 @@ static const struct config_case cases[] = {
     {"1.5", "04 3f f8 00 00 00 00 00 00", "", NULL, 0},
     {"!!timestamp 1970-01-01 00:00:01.5Z", "09 59 68 2f 00", "", NULL, 0},
     {"!!binary AQI=", "01 01 02", "", NULL, 0},
-    /* Booleans in the old and new spellings; nulls. */
-    {"[yes, No, on, OFF, y, n, True, FALSE]",
-     "07 82 02 01 81 02 82 02 01 81 02 82 02 01 81 02 82 02 01 81 02", "", NULL,
+    /* Booleans in the core schema's spellings; YAML 1.1's are strings, as
+     * in upstream's last release (a key n: is the string "n"); nulls. */
+    {"[True, FALSE, true, false]", "07 82 02 01 81 02 82 02 01 81 02", "", NULL,
      0},
+    {"[yes, No, on, OFF, y, n]",
+     "07 85 08 79 65 73 00 84 08 4e 6f 00 84 08 6f 6e 00 85 08 4f 46 46 00 83 "
+     "08 79 00 83 08 6e 00",
+     "", NULL, 0},
+    {"{n: 1}", "06 83 08 6e 00 82 05 01", "", NULL, 0},
     {"[~, null, Null, NULL, !!null '', ]", "07 80 80 80 80 80", "", NULL, 0},
     {"key:\n", "06 85 08 6b 65 79 00 80", "", NULL, 0},
     /* Integers: prefixes, signs, leading zeros, both ends of the range. */
@@ -115,14 +120,16 @@ static const struct config_case cases[] = {
      "00 00 00 89 04 3f e0 00 00 00 00 00 00",
      "", NULL, 0},
     /* Timestamps: offsets, date alone, before 1970, the far ends. */
-    {"[2001-12-14 21:59:43.10 -5, 2001-12-14t21:59:43.10-05:00]",
+    {"[!!timestamp 2001-12-14 21:59:43.10 -5, !!timestamp "
+     "2001-12-14t21:59:43.10-05:00]",
      "07 89 09 0d fe 80 fb 3b 71 57 00 89 09 0d fe 80 fb 3b 71 57 00", "", NULL,
      0},
-    {"[2002-12-14, 1969-12-31T23:59:59Z, 2016-02-29T12:00:00+01:30]",
+    {"[!!timestamp 2002-12-14, !!timestamp 1969-12-31T23:59:59Z, "
+     "!!timestamp 2016-02-29T12:00:00+01:30]",
      "07 89 09 0e 6e 32 6b 34 ed 00 00 85 09 c4 65 36 00 89 09 14 37 62 f2 ee "
      "76 90 00",
      "", NULL, 0},
-    {"[9999-12-31T23:59:59.9999999999Z, 0000-01-01]",
+    {"[!!timestamp 9999-12-31T23:59:59.9999999999Z, !!timestamp 0000-01-01]",
      "07 8a 09 0d bc a9 d1 fe a2 ae ff ff 8a 09 fc a1 41 ab 83 7e 28 00 00", "",
      NULL, 0},
     /* Strings: quoted scalars, the non-specific tag, !!str, block scalars,
@@ -134,7 +141,7 @@ static const struct config_case cases[] = {
     {"|\n  a\n", "08 61 0a 00", "", NULL, 0},
     {"\"a\\0b\"", "08 61 00 62 00", "", NULL, 0},
     /* Explicit core tags on quoted text. */
-    {"[!!int \"0x10\", !!float '1', !!bool \"on\", !!binary \"\"]",
+    {"[!!int \"0x10\", !!float '1', !!bool \"True\", !!binary \"\"]",
      "07 82 05 10 89 04 3f f0 00 00 00 00 00 00 82 02 01 81 01", "", NULL, 0},
     /* A subfield of 132 bytes needs a two-byte length: 01 84. */
     {"[xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -257,7 +264,9 @@ static const struct config_case cases[] = {
      "2^64-1)\n"
      "t.yaml:1:46: float \"1e999\" out of range",
      0},
-    {"when: 2001-02-29\nthen: 2001-13-01 00:00:00\n", NULL, NULL,
+    {"when: !!timestamp 2001-02-29\nthen: !!timestamp 2001-13-01 00:00:00\n"
+     "text: 2001-02-29\n",
+     NULL, NULL,
      "t.yaml:1:7: bad timestamp \"2001-02-29\": day 29 out of range for "
      "2001-02\n"
      "t.yaml:2:7: bad timestamp \"2001-13-01 00:00:00\": month 13 out of range",
@@ -300,7 +309,7 @@ static const struct config_case cases[] = {
      0},
     {TAG "- !file {path: x, mode: rx}\n- !file {path: x, create: maybe}\n"
          "- !file {path: x, create: true}\n"
-         "- !file {path: x, mode: rw, create: yes, directory: on}\n",
+         "- !file {path: x, mode: rw, create: true, directory: true}\n",
      NULL, NULL,
      "t.yaml:3:25: !file: mode: expected ro, rw or wo, not \"rx\"\n"
      "t.yaml:4:27: !file: create: expected true or false, not \"maybe\"\n"

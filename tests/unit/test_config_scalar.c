@@ -2,7 +2,8 @@
  * Scalar resolution (config_scalar.c), table-driven: each row is a
  * scalar's text and what it resolves to, printed in one form so that one
  * table covers every type: "null", "bool:1", "int:-5", "float:0x1p+0"
- * (exact, %a), "ts:<ns>", "str", or "bad:<reason>".
+ * (exact, %a), "str", or "bad:<reason>"; timestamps (!!timestamp only)
+ * have a table of their own.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -80,31 +81,32 @@ static const struct {
     {"Null", "null"},
     {"NULL", "null"},
     {"nULL", "str"},
-    /* bool: YAML 1.1 and 1.2 spellings */
-    {"y", "bool:1"},
-    {"Y", "bool:1"},
-    {"yes", "bool:1"},
-    {"Yes", "bool:1"},
-    {"YES", "bool:1"},
+    /* bool: the YAML 1.2 core schema's spellings only (upstream's last
+     * release); YAML 1.1's are strings */
     {"true", "bool:1"},
     {"True", "bool:1"},
     {"TRUE", "bool:1"},
-    {"on", "bool:1"},
-    {"On", "bool:1"},
-    {"ON", "bool:1"},
-    {"n", "bool:0"},
-    {"N", "bool:0"},
-    {"no", "bool:0"},
-    {"No", "bool:0"},
-    {"NO", "bool:0"},
     {"false", "bool:0"},
     {"False", "bool:0"},
     {"FALSE", "bool:0"},
-    {"off", "bool:0"},
-    {"Off", "bool:0"},
-    {"OFF", "bool:0"},
     {"yES", "str"},
     {"tRUE", "str"},
+    {"y", "str"},
+    {"Y", "str"},
+    {"yes", "str"},
+    {"Yes", "str"},
+    {"YES", "str"},
+    {"on", "str"},
+    {"On", "str"},
+    {"ON", "str"},
+    {"n", "str"},
+    {"N", "str"},
+    {"no", "str"},
+    {"No", "str"},
+    {"NO", "str"},
+    {"off", "str"},
+    {"Off", "str"},
+    {"OFF", "str"},
     /* int */
     {"0", "int:0"},
     {"-0", "int:0"},
@@ -161,7 +163,21 @@ static const struct {
     {"1.5.5", "str"},
     {"0x1p3", "str"},
     {"1,5", "str"},
-    /* timestamps */
+    /* no timestamps without the tag, valid or not */
+    {"1970-01-01", "str"},
+    {"2001-12-14t21:59:43.10-05:00", "str"},
+    {"1900-02-29", "str"},
+    /* strings */
+    {"hello", "str"},
+    {"stdout", "str"},
+    {"12:30", "str"},
+};
+
+/* What !!timestamp accepts: "ts:<ns>", "nomatch" or "bad:<reason>". */
+static const struct {
+  const char *text;
+  const char *want;
+} stamps[] = {
     {"1970-01-01", "ts:0"},
     {"2002-12-14", "ts:1039824000000000000"},
     {"2001-12-14t21:59:43.10-05:00", "ts:1008385183100000000"},
@@ -180,15 +196,15 @@ static const struct {
     {"2016-12-31T23:59:60Z", "ts:1483228800000000000"},
     {"9999-12-31T23:59:59.999999999Z", "ts:253402300799999999999"},
     {"0000-01-01", "ts:-62167219200000000000"},
-    {"1970-1-1", "str"},
-    {"70-01-01", "str"},
-    {"1970-01-01T", "str"},
-    {"1970-01-01T00:00", "str"},
-    {"1970-01-01T00:00:00 ", "str"},
-    {"1970-01-01T00:00:00ZZ", "str"},
-    {"1970-01-01T00:00:00+", "str"},
-    {"1970-01-01T00:00:00+1:3", "str"},
-    {"1970-01-01x00:00:00", "str"},
+    {"1970-1-1", "nomatch"},
+    {"70-01-01", "nomatch"},
+    {"1970-01-01T", "nomatch"},
+    {"1970-01-01T00:00", "nomatch"},
+    {"1970-01-01T00:00:00 ", "nomatch"},
+    {"1970-01-01T00:00:00ZZ", "nomatch"},
+    {"1970-01-01T00:00:00+", "nomatch"},
+    {"1970-01-01T00:00:00+1:3", "nomatch"},
+    {"1970-01-01x00:00:00", "nomatch"},
     {"1970-00-01", "bad:month 0 out of range"},
     {"1970-13-01", "bad:month 13 out of range"},
     {"1970-01-00", "bad:day 0 out of range for 1970-01"},
@@ -199,10 +215,6 @@ static const struct {
     {"1970-01-01T00:00:61", "bad:time of day out of range"},
     {"1970-01-01T00:00:00+24:00", "bad:time zone offset out of range"},
     {"1970-01-01T00:00:00+01:60", "bad:time zone offset out of range"},
-    /* strings */
-    {"hello", "str"},
-    {"stdout", "str"},
-    {"12:30", "str"},
 };
 
 static void test_plain(void **state) {
@@ -219,6 +231,34 @@ static void test_plain(void **state) {
     if (strcmp(got, plain[i].want) != 0) {
       print_error("\"%s\": got %s, want %s\n", plain[i].text, got,
                   plain[i].want);
+      failures++;
+    }
+  }
+  assert_int_equal(failures, 0);
+}
+
+static void test_timestamps(void **state) {
+  (void)state;
+  size_t failures = 0;
+  for (size_t i = 0; i < sizeof(stamps) / sizeof(stamps[0]); i++) {
+    char got[160], why[128] = "", num[48];
+    size_t len = strlen(stamps[i].text);
+    char *copy = malloc(len + 1);
+    memcpy(copy, stamps[i].text, len);
+    __int128 ns;
+    int r = scalar_parse_timestamp(copy, len, &ns, why, sizeof(why));
+    free(copy);
+    if (r == SCALAR_OK) {
+      wide_str(ns, num);
+      snprintf(got, sizeof(got), "ts:%s", num);
+    } else if (r == SCALAR_BAD) {
+      snprintf(got, sizeof(got), "bad:%s", why);
+    } else {
+      snprintf(got, sizeof(got), "nomatch");
+    }
+    if (strcmp(got, stamps[i].want) != 0) {
+      print_error("\"%s\": got %s, want %s\n", stamps[i].text, got,
+                  stamps[i].want);
       failures++;
     }
   }
@@ -293,8 +333,9 @@ static void test_explicit(void **state) {
   __int128 i;
   double f;
   char why[64];
-  assert_int_equal(scalar_parse_bool("on", 2, &b), SCALAR_OK);
+  assert_int_equal(scalar_parse_bool("True", 4, &b), SCALAR_OK);
   assert_true(b);
+  assert_int_equal(scalar_parse_bool("on", 2, &b), SCALAR_NO_MATCH);
   assert_int_equal(scalar_parse_bool("1", 1, &b), SCALAR_NO_MATCH);
   assert_int_equal(scalar_parse_int("0x10", 4, &i, why, sizeof(why)),
                    SCALAR_OK);
@@ -312,6 +353,7 @@ static void test_explicit(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain),
+      cmocka_unit_test(test_timestamps),
       cmocka_unit_test(test_embedded_nul),
       cmocka_unit_test(test_base64),
       cmocka_unit_test(test_explicit),
