@@ -30,9 +30,11 @@ run_suite() {
   fi
 }
 
-# libFuzzer with ASan (leaks included) and UBSan on the config parser,
-# from the seed corpus plus whatever earlier runs found (kept in the build
-# tree, never in the sources).
+# libFuzzer with ASan (leaks included) and UBSan on each parser of hostile
+# input, from its seed corpus plus whatever earlier runs found (kept in
+# the build tree, never in the sources).  FUZZ_SECONDS (60) is shared
+# among the targets.
+FUZZ_TARGETS=(config argdata trace)
 run_fuzz() {
   local dir=$ROOT/build-fuzz seconds=${FUZZ_SECONDS:-60}
   if [ "$seconds" -eq 0 ]; then
@@ -45,18 +47,26 @@ run_fuzz() {
     failed=1
     return
   fi
-  mkdir -p "$dir/corpus" "$dir/artifacts"
-  local log=$dir/fuzz.log
-  if "$dir/tests/fuzz/fuzz_config" -max_total_time="$seconds" -timeout=5 \
-    -rss_limit_mb=2048 -dict="$ROOT/tests/fuzz/yaml.dict" \
-    -artifact_prefix="$dir/artifacts/" "$dir/corpus" "$ROOT/tests/fuzz/corpus" \
-    >"$log" 2>&1; then
-    results+=("fuzz: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1)s, no crash")
-  else
-    grep -E -A 30 'ERROR|SUMMARY|check failed' "$log" | head -n 60 >&2
-    results+=("fuzz: FAILED, input in $dir/artifacts/")
-    failed=1
-  fi
+  local each=$(((seconds + ${#FUZZ_TARGETS[@]} - 1) / ${#FUZZ_TARGETS[@]}))
+  local t runs=()
+  for t in "${FUZZ_TARGETS[@]}"; do
+    local corpus=$dir/corpus/$t art=$dir/artifacts/$t log=$dir/fuzz_$t.log
+    local dict=()
+    [ -f "$ROOT/tests/fuzz/$t.dict" ] && dict=(-dict="$ROOT/tests/fuzz/$t.dict")
+    mkdir -p "$corpus" "$art"
+    if "$dir/tests/fuzz/fuzz_$t" -max_total_time="$each" -timeout=5 \
+      -rss_limit_mb=2048 "${dict[@]}" -artifact_prefix="$art/" \
+      "$corpus" "$ROOT/tests/fuzz/corpus_$t" >"$log" 2>&1; then
+      runs+=("$t $(grep -Eo 'Done [0-9]+ runs' "$log" | tail -n 1 | grep -Eo '[0-9]+') runs")
+    else
+      grep -E -A 30 'ERROR|SUMMARY|check failed' "$log" | head -n 60 >&2
+      runs+=("$t FAILED, input in $art/")
+      failed=1
+    fi
+  done
+  local joined
+  joined=$(printf '%s, ' "${runs[@]}")
+  results+=("fuzz (${each}s each): ${joined%, }")
 }
 
 run_suite plain "$ROOT/build"
