@@ -2,7 +2,8 @@
 # Installs what is missing, builds, and runs every test: once in a plain
 # build, once more with AddressSanitizer and UndefinedBehaviorSanitizer,
 # then fuzzes the config parser for a bounded time (FUZZ_SECONDS, 60 by
-# default; 0 skips it).  Ends with a one-line summary; the exit status is
+# default; 0 skips it).  WILD_SECONDS (5) is how long the hostile-guest
+# fuzzer runs in each build.  Ends with a one-line summary; the exit status is
 # non-zero on any failure, crash, leak or hang.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,8 +70,10 @@ run_fuzz() {
   results+=("fuzz (${each}s each): ${joined%, }")
 }
 
-run_suite plain "$ROOT/build"
-run_suite asan+ubsan "$ROOT/build-san" -DCMAKE_C_COMPILER=clang -DCLOUDABI_SANITIZE=ON
+# The hostile-guest fuzzer's time per run (tests/guest/wild.c).
+wild=(-DCLOUDABI_WILD_SECONDS="${WILD_SECONDS:-5}")
+run_suite plain "$ROOT/build" "${wild[@]}"
+run_suite asan+ubsan "$ROOT/build-san" -DCMAKE_C_COMPILER=clang -DCLOUDABI_SANITIZE=ON "${wild[@]}"
 run_fuzz
 
 summary=$(printf '%s; ' "${results[@]}")
