@@ -25,6 +25,7 @@
 #include "elf64.h"
 #include "elf_lookup.h"
 #include "launch_block.h"
+#include "segplan.h"
 #include "linux_syscall.h"
 #include "stub_status.h"
 #include "trap.h"
@@ -85,8 +86,6 @@ struct loaded {
   uint16_t phnum;
 };
 
-#define MAX_PHDRS 64
-
 /*
  * Maps an ELF file's PT_LOAD segments at a kernel-chosen base.  Handles
  * both lld layouts: page-aligned segments, and packed ones whose file
@@ -95,29 +94,20 @@ struct loaded {
  * pages are filled by reading, not mapping, so neither segment's bytes are
  * lost, and get the union of both protections).
  */
-static void load_elf(int fd, struct loaded *out) {
+static void load_elf(int fd, int is_program, struct loaded *out) {
+  struct stat st;
   elf64_ehdr_t eh;
-  if (pread_all(fd, &eh, sizeof(eh), 0) != 0 || eh.e_phentsize != sizeof(elf64_phdr_t) ||
-      eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
+  if (linux_syscall2(SYS_fstat, fd, &st) != 0 ||
+      pread_all(fd, &eh, sizeof(eh), 0) != 0 ||
+      segplan_header(&eh, (uint64_t)st.st_size) != SEGPLAN_OK)
     fail(STUB_EELF);
-  elf64_phdr_t ph[MAX_PHDRS];
-  if (pread_all(fd, ph, eh.e_phnum * sizeof(elf64_phdr_t), eh.e_phoff) != 0)
+  elf64_phdr_t ph[SEGPLAN_MAX_PHDRS];
+  struct segplan plan;
+  if (pread_all(fd, ph, eh.e_phnum * sizeof(elf64_phdr_t), eh.e_phoff) != 0 ||
+      segplan(&eh, ph, (uint64_t)st.st_size, is_program, &plan) != SEGPLAN_OK)
     fail(STUB_EELF);
-
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (int i = 0; i < eh.e_phnum; i++) {
-    if (ph[i].p_type != ELF64_PT_LOAD)
-      continue;
-    if (ph[i].p_filesz > ph[i].p_memsz ||
-        (ph[i].p_offset - ph[i].p_vaddr) % PAGE != 0 ||
-        (hi != 0 && ph[i].p_vaddr < hi - PAGE))
-      fail(STUB_EELF); /* unsorted, overlapping or incongruent */
-    if (ROUND_DOWN(ph[i].p_vaddr) < lo)
-      lo = ROUND_DOWN(ph[i].p_vaddr);
-    hi = ROUND_UP(ph[i].p_vaddr + ph[i].p_memsz);
-  }
-  if (hi <= lo)
-    fail(STUB_EELF);
+  /* Every MAP_FIXED below stays inside this reservation (segplan.h). */
+  uint64_t lo = plan.lo, hi = plan.hi;
   long reserve = linux_syscall6(SYS_mmap, 0, (long)(hi - lo), PROT_NONE,
                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (reserve < 0 && reserve > -4096)
@@ -128,7 +118,7 @@ static void load_elf(int fd, struct loaded *out) {
   long prev_prot = 0;
   for (int i = 0; i < eh.e_phnum; i++) {
     const elf64_phdr_t *p = &ph[i];
-    if (p->p_type != ELF64_PT_LOAD)
+    if (p->p_type != ELF64_PT_LOAD || p->p_memsz == 0)
       continue;
     uintptr_t start = base + p->p_vaddr;
     uintptr_t file_end = start + p->p_filesz, mem_end = start + p->p_memsz;
@@ -204,6 +194,14 @@ static void introduce_vdsos(const struct loaded *vdso, const void *linux_ehdr) {
 }
 
 void stub_main(const uint64_t *initial_sp) {
+  /* The program and the vDSO first: the launch block is mapped only
+   * afterwards, where the kernel finds room, so that no segment can have
+   * been placed over what the stub reads from it (the filter, its flags,
+   * the start-up call, argdata). */
+  struct loaded prog, vdso;
+  load_elf(LAUNCH_FD_PROGRAM, 1, &prog);
+  load_elf(LAUNCH_FD_VDSO, 0, &vdso);
+
   struct stat st;
   if (linux_syscall2(SYS_fstat, LAUNCH_FD_BLOCK, &st) != 0 ||
       st.st_size < (long)sizeof(struct launch_block))
@@ -221,9 +219,6 @@ void stub_main(const uint64_t *initial_sp) {
       lb->stack_size < 65536 || lb->stack_size > (1ul << 32))
     fail(STUB_EBLOCK);
 
-  struct loaded prog, vdso;
-  load_elf(LAUNCH_FD_PROGRAM, &prog);
-  load_elf(LAUNCH_FD_VDSO, &vdso);
   introduce_vdsos(&vdso, linux_vdso(initial_sp));
 
   /* The I/O slots, shared with the supervisor; a forked child must not

@@ -1,14 +1,20 @@
-/* Checks a CloudABI executable with libelf before anything is started. */
+/*
+ * Checks a CloudABI executable before anything is started.  The file is
+ * hostile input (a program can write the files it later execs), so only
+ * the ELF header and the program headers are read, bounded, and judged
+ * by the segment planner that the loader stub uses too (segplan.h); the
+ * section table is never looked at.
+ */
 #include "elf_check.h"
 
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#define PAGE 4096u
-
+#include "segplan.h"
 static const char *osabi_name(unsigned v) {
   switch (v) {
   case ELFOSABI_SYSV:
@@ -41,6 +47,54 @@ static int fail(char *why, size_t size, const char *msg, unsigned long v,
   return -1;
 }
 
+/* Reads exactly len bytes at off; false on a short file or an error. */
+static bool read_at(int fd, void *buf, size_t len, off_t off) {
+  char *p = buf;
+  while (len > 0) {
+    ssize_t n = pread(fd, p, len, off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    off += n;
+    len -= (size_t)n;
+  }
+  return true;
+}
+
+static const char *plan_error(enum segplan_error e) {
+  switch (e) {
+  case SEGPLAN_EPHENTSIZE:
+    return "program header size is not 56";
+  case SEGPLAN_EPHNUM:
+    return "no usable program headers (none, or more than 64)";
+  case SEGPLAN_EPHOFF:
+    return "program headers outside the file";
+  case SEGPLAN_ESIZES:
+    return "malformed PT_LOAD segment: more file bytes than memory";
+  case SEGPLAN_EFILE:
+    return "malformed PT_LOAD segment: past the end of the file";
+  case SEGPLAN_ECONGRUENT:
+    return "malformed PT_LOAD segment: offset and address differ modulo the "
+           "page size";
+  case SEGPLAN_EALIGN:
+    return "malformed PT_LOAD segment: alignment is not a power of two";
+  case SEGPLAN_EWRAP:
+    return "malformed PT_LOAD segment: its end wraps around";
+  case SEGPLAN_EORDER:
+    return "PT_LOAD segments unsorted or overlapping";
+  case SEGPLAN_ESPAN:
+    return "PT_LOAD segments span more than 4 GiB";
+  case SEGPLAN_ENOLOAD:
+    return "no loadable segments";
+  case SEGPLAN_EENTRY:
+    return "entry point outside the loaded segments";
+  default:
+    return "malformed program headers";
+  }
+}
+
 int elf_check(int fd, struct elf_info *info, char *why, size_t why_size) {
   struct stat st;
   if (fstat(fd, &st) != 0)
@@ -49,85 +103,46 @@ int elf_check(int fd, struct elf_info *info, char *why, size_t why_size) {
     return fail(why, why_size, "is a directory", 0, NULL);
   if (!S_ISREG(st.st_mode))
     return fail(why, why_size, "not a regular file", 0, NULL);
-  if (elf_version(EV_CURRENT) == EV_NONE)
-    return fail(why, why_size, "libelf is unusable", 0, NULL);
-  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-  if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
-    if (elf != NULL)
-      elf_end(elf);
+  elf64_ehdr_t eh;
+  const unsigned char *id = eh.e_ident;
+  if (!read_at(fd, &eh, sizeof(eh), 0) || id[EI_MAG0] != ELFMAG0 ||
+      id[EI_MAG1] != ELFMAG1 || id[EI_MAG2] != ELFMAG2 ||
+      id[EI_MAG3] != ELFMAG3)
     return fail(why, why_size, "not an ELF file", 0, NULL);
-  }
-  int result = -1;
-  size_t ident_len;
-  const char *ident = elf_getident(elf, &ident_len);
-  GElf_Ehdr eh;
-  if (ident == NULL || ident_len < EI_NIDENT || gelf_getehdr(elf, &eh) == NULL) {
-    fail(why, why_size, "unreadable ELF header", 0, NULL);
-  } else if (ident[EI_CLASS] != ELFCLASS64) {
-    fail(why, why_size, "not a 64-bit ELF file", 0, NULL);
-  } else if (ident[EI_DATA] != ELFDATA2LSB) {
-    fail(why, why_size, "not a little-endian ELF file", 0, NULL);
-  } else if ((unsigned char)ident[EI_OSABI] != 17) {
-    fail(why, why_size, "OS/ABI is", (unsigned char)ident[EI_OSABI],
-         osabi_name((unsigned char)ident[EI_OSABI]));
-  } else if (eh.e_machine != EM_X86_64) {
-    fail(why, why_size, "machine is not x86-64:", eh.e_machine, "e_machine");
-  } else if (eh.e_type != ET_DYN) {
-    fail(why, why_size, "not a position-independent executable: e_type is",
-         eh.e_type, eh.e_type == ET_EXEC ? "ET_EXEC" : "not ET_DYN");
-  } else {
-    size_t phnum;
-    bool ok = elf_getphdrnum(elf, &phnum) == 0 && phnum > 0 && phnum < 1024;
-    if (!ok)
-      fail(why, why_size, "no usable program headers", 0, NULL);
-    uint64_t lo = UINT64_MAX, hi = 0;
-    size_t nload = 0;
-    for (size_t i = 0; ok && i < phnum; i++) {
-      GElf_Phdr ph;
-      if (gelf_getphdr(elf, (int)i, &ph) == NULL) {
-        ok = false;
-        fail(why, why_size, "unreadable program header", 0, NULL);
-      } else if (ph.p_type == PT_INTERP) {
-        ok = false;
-        fail(why, why_size,
-             "has an interpreter (PT_INTERP): not a static executable", 0,
-             NULL);
-      } else if (ph.p_type == PT_LOAD) {
-        nload++;
-        if (ph.p_filesz > ph.p_memsz || ph.p_offset > (uint64_t)st.st_size ||
-            ph.p_filesz > (uint64_t)st.st_size - ph.p_offset ||
-            ph.p_vaddr > (1ull << 46) || ph.p_memsz > (1ull << 46) ||
-            (ph.p_offset % PAGE) != (ph.p_vaddr % PAGE)) {
-          ok = false;
-          fail(why, why_size, "malformed PT_LOAD segment", 0, NULL);
-        } else {
-          uint64_t start = ph.p_vaddr & ~(uint64_t)(PAGE - 1);
-          uint64_t end = (ph.p_vaddr + ph.p_memsz + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-          if (start < lo)
-            lo = start;
-          if (end > hi)
-            hi = end;
-        }
-      }
-    }
-    if (ok && nload == 0) {
-      ok = false;
-      fail(why, why_size, "no loadable segments", 0, NULL);
-    }
-    if (ok && (eh.e_entry < lo || eh.e_entry >= hi)) {
-      ok = false;
-      fail(why, why_size, "entry point outside the loaded segments", 0, NULL);
-    }
-    if (ok) {
-      info->entry = eh.e_entry;
-      info->phoff = eh.e_phoff;
-      info->phnum = (uint16_t)phnum;
-      info->nload = nload;
-      info->span = hi - lo;
-      info->file_size = (uint64_t)st.st_size;
-      result = 0;
-    }
-  }
-  elf_end(elf);
-  return result;
+  if (id[EI_CLASS] != ELFCLASS64)
+    return fail(why, why_size, "not a 64-bit ELF file", 0, NULL);
+  if (id[EI_DATA] != ELFDATA2LSB)
+    return fail(why, why_size, "not a little-endian ELF file", 0, NULL);
+  if (id[EI_OSABI] != ELF64_OSABI_CLOUDABI)
+    return fail(why, why_size, "OS/ABI is", id[EI_OSABI],
+                osabi_name(id[EI_OSABI]));
+  if (eh.e_machine != EM_X86_64)
+    return fail(why, why_size, "machine is not x86-64:", eh.e_machine,
+                "e_machine");
+  if (eh.e_type != ET_DYN)
+    return fail(why, why_size,
+                "not a position-independent executable: e_type is",
+                eh.e_type, eh.e_type == ET_EXEC ? "ET_EXEC" : "not ET_DYN");
+  uint64_t size = (uint64_t)st.st_size;
+  enum segplan_error e = segplan_header(&eh, size);
+  if (e != SEGPLAN_OK)
+    return fail(why, why_size, plan_error(e), 0, NULL);
+  elf64_phdr_t ph[SEGPLAN_MAX_PHDRS];
+  if (!read_at(fd, ph, eh.e_phnum * sizeof(ph[0]), (off_t)eh.e_phoff))
+    return fail(why, why_size, "unreadable program headers", 0, NULL);
+  for (unsigned i = 0; i < eh.e_phnum; i++)
+    if (ph[i].p_type == PT_INTERP)
+      return fail(why, why_size,
+                  "has an interpreter (PT_INTERP): not a static executable",
+                  0, NULL);
+  struct segplan plan;
+  if ((e = segplan(&eh, ph, size, 1, &plan)) != SEGPLAN_OK)
+    return fail(why, why_size, plan_error(e), 0, NULL);
+  info->entry = eh.e_entry;
+  info->phoff = eh.e_phoff;
+  info->phnum = eh.e_phnum;
+  info->nload = plan.nload;
+  info->span = plan.hi - plan.lo;
+  info->file_size = size;
+  return 0;
 }

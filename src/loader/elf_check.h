@@ -17,8 +17,9 @@ struct elf_info {
 
 /*
  * Checks the executable open at fd: ELF64, little endian, x86-64, OS/ABI
- * CloudABI, ET_DYN, no PT_INTERP, PT_LOAD segments that are congruent
- * modulo the page size, fit in the file and do not wrap.  On failure
+ * CloudABI, ET_DYN, no PT_INTERP, and program headers that the segment
+ * planner (abi/loader/segplan.h) accepts, as the loader stub will.  Reads
+ * the ELF header and at most 64 program headers, nothing else.  On failure
  * writes one line of explanation (without a newline) into why and returns
  * -1.
  */
