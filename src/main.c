@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "loader/elf_check.h"
+#include "loader/prog_image.h"
 #include "options.h"
 #include "calls/path.h"
 #include "supervisor/loop.h"
@@ -53,13 +54,18 @@ int main(int argc, char **argv) {
   }
   char why[256];
   struct elf_info info;
-  if (elf_check(fd, &info, why, sizeof(why)) != 0) {
+  /* What is checked is what is loaded: a sealed copy (prog_image.h). */
+  int image = prog_image_seal(fd, why, sizeof(why));
+  if (image < 0 || elf_check(image, &info, why, sizeof(why)) != 0) {
     fprintf(stderr, "%s: not a CloudABI executable: %s\n", o.program, why);
+    if (image >= 0)
+      close(image);
     close(fd);
     return EXIT_NOT_STARTED;
   }
   struct config_plan *plan = read_config(&o);
   if (plan == NULL) {
+    close(image);
     close(fd);
     return EXIT_NOT_STARTED;
   }
@@ -88,11 +94,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cloudabi-run: %s\n", why);
     }
     if (!o.trace.enabled || so.tracer != NULL)
-      status = sup_run(&so, fd, &lc);
+      status = sup_run(&so, image, &lc);
     trace_close(so.tracer);
   }
   launch_config_free(&lc);
   config_plan_free(plan);
+  close(image);
   close(fd);
   return status;
 }

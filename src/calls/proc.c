@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "loader/elf_check.h"
+#include "loader/prog_image.h"
 #include "host/errno_map.h"
 #include "supervisor/guestmem.h"
 #include "supervisor/procs.h"
@@ -87,11 +88,20 @@ cloudabi_errno_t handle_proc_exec(struct call *c) {
     return CLOUDABI_EBADF;
   char why[256];
   struct elf_info info;
-  if (elf_check(prog->fd, &info, why, sizeof(why)) != 0)
+  /* Checked and loaded from one sealed copy, so that another thread
+   * rewriting the file cannot change it between the two (prog_image.h). */
+  int image = prog_image_seal(prog->fd, why, sizeof(why));
+  if (image < 0)
+    return errno == EFBIG ? CLOUDABI_ENOEXEC : errno_from_host(errno);
+  if (elf_check(image, &info, why, sizeof(why)) != 0) {
+    close(image);
     return CLOUDABI_ENOEXEC;
+  }
   size_t len = c->args[2], nfds = c->args[4];
-  if (len > EXEC_MAX_ARGDATA || nfds > CAPTAB_MAX)
+  if (len > EXEC_MAX_ARGDATA || nfds > CAPTAB_MAX) {
+    close(image);
     return CLOUDABI_E2BIG;
+  }
   uint8_t *data = malloc(len + 1);
   cloudabi_fd_t *fds = malloc(nfds * sizeof(*fds) + 1);
   struct captab table;
@@ -110,13 +120,14 @@ cloudabi_errno_t handle_proc_exec(struct call *c) {
   }
   struct gproc *np = NULL;
   if (e == 0) {
-    np = procs_spawn(s, prog->fd, data, len, &table, why, sizeof(why));
+    np = procs_spawn(s, image, data, len, &table, why, sizeof(why));
     if (np == NULL)
       e = CLOUDABI_ENOEXEC;
   }
   captab_free(&table);
   free(data);
   free(fds);
+  close(image);
   if (e != 0)
     return e;
 
