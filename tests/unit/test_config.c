@@ -872,6 +872,48 @@ static void test_connect_fallback(void **state) {
   assert_string_equal(step, "connect to");
 }
 
+/*
+ * Many anchors, each aliased and a tenth redefined first: every alias
+ * stands for the latest node of its name.  (Correctness only; that this
+ * is fast, with a hash table, is measured, not timed here: see the
+ * anchor row of tools/bench.sh.)
+ */
+#define MANY_ANCHORS 100000
+static void test_many_anchors(void **state) {
+  (void)state;
+  size_t cap = (size_t)MANY_ANCHORS * 40 + 64, len = 0;
+  char *yaml = malloc(cap);
+  assert_non_null(yaml);
+  len += (size_t)snprintf(yaml + len, cap - len, "[");
+  for (int i = 0; i < MANY_ANCHORS; i++)
+    len += (size_t)snprintf(yaml + len, cap - len, "&n%d %d, ", i, i);
+  for (int i = 0; i < MANY_ANCHORS; i += 10)
+    len += (size_t)snprintf(yaml + len, cap - len, "&n%d r%d, ", i, i);
+  for (int i = 0; i < MANY_ANCHORS; i++)
+    len += (size_t)snprintf(yaml + len, cap - len, "*n%d, ", i);
+  len += (size_t)snprintf(yaml + len, cap - len, "end]\n");
+  assert_true(len < cap - 1);
+  struct config_diags d = {0};
+  struct config_plan *plan = config_parse_buffer(yaml, len, "t.yaml", &d);
+  free(yaml);
+  assert_non_null(plan);
+  const struct cfg_node *root = plan->root;
+  size_t redefs = MANY_ANCHORS / 10;
+  assert_int_equal(root->kind, CFG_SEQ);
+  assert_int_equal(root->u.list.n, MANY_ANCHORS + redefs + MANY_ANCHORS + 1);
+  struct cfg_node *const *items = root->u.list.items;
+  for (size_t i = 0; i < MANY_ANCHORS; i++) {
+    const struct cfg_node *alias = items[MANY_ANCHORS + redefs + i];
+    assert_int_equal(alias->kind, CFG_ALIAS);
+    const struct cfg_node *want =
+        i % 10 == 0 ? items[MANY_ANCHORS + i / 10] : items[i];
+    if (alias->u.target != want)
+      fail_msg("alias *n%zu stands for the wrong node", i);
+  }
+  config_plan_free(plan);
+  config_diags_free(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cases),
@@ -879,6 +921,7 @@ int main(void) {
       cmocka_unit_test(test_references),
       cmocka_unit_test(test_reference_in_key),
       cmocka_unit_test(test_connect_fallback),
+      cmocka_unit_test(test_many_anchors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
