@@ -285,7 +285,7 @@ static const struct config_case cases[] = {
      "t.yaml:3:17: duplicate key \"path\" (first at 3:8)", 0},
     {TAG "a: !file\n  pth: x\n", NULL, NULL,
      "t.yaml:4:3: !file: unknown attribute \"pth\" (expected path, mode, "
-     "create, directory, rights or inheriting)",
+     "create, directory, follow, rights or inheriting)",
      0},
     {TAG "a: !file {}\nb: !file {path: ~}\nc: !file {path: [x]}\n", NULL, NULL,
      "t.yaml:3:4: !file: missing path\n"
@@ -429,8 +429,63 @@ static const struct config_case cases[] = {
      0},
     {TAG "!file {path: file.txt, directory: true}", NULL, NULL,
      "t.yaml:3:14: !file: cannot open \"file.txt\": Not a directory", 0},
-    {TAG "!file {path: dir, mode: rw}", NULL, NULL,
-     "t.yaml:3:14: !file: cannot open \"dir\": Is a directory", 0},
+    /* A directory's mode: none is upstream's rights, rw the same, ro a
+     * read-only tree, wo an error. */
+    {TAG "!file {path: dir, mode: rw}", "03 00 00 00 00", "DIRECTORY", NULL,
+     0},
+    {TAG "!file {path: dir, mode: rw, directory: true}", "03 00 00 00 00",
+     "DIRECTORY", NULL, 0},
+    {TAG "!file {path: dir, mode: ro}", "03 00 00 00 00",
+     "DIRECTORY=FD_STAT_PUT_FLAGS+FILE_ADVISE+FILE_OPEN+FILE_READDIR+"
+     "FILE_READLINK+FILE_STAT_FGET+FILE_STAT_GET+POLL_FD_READWRITE/"
+     "FD_READ+FD_SEEK+FD_STAT_PUT_FLAGS+FD_TELL+FILE_ADVISE+FILE_OPEN+"
+     "FILE_READDIR+FILE_READLINK+FILE_STAT_FGET+FILE_STAT_GET+MEM_MAP+"
+     "MEM_MAP_EXEC+POLL_FD_READWRITE+PROC_EXEC",
+     NULL, 0},
+    {TAG "!file {path: dir, mode: ro, rights: [FILE_CREATE_FILE]}", NULL, NULL,
+     "t.yaml:3:37: !file: rights: FILE_CREATE_FILE is not available for this "
+     "DIRECTORY opened ro; rights can only be narrowed",
+     0},
+    {TAG "!file {path: dir, mode: wo}", NULL, NULL,
+     "t.yaml:3:25: !file: mode: wo: a directory cannot be write-only (ro or "
+     "rw)",
+     0},
+    /* Symlinks in a config path only with follow: true, in any component;
+     * never into a file system of the running system. */
+    {TAG "!file {path: link-to-file}", NULL, NULL,
+     "t.yaml:3:14: !file: \"link-to-file\" is a symlink or goes through "
+     "one; config paths follow symlinks only with follow: true",
+     0},
+    {TAG "!file {path: link-to-dir/x.txt}", NULL, NULL,
+     "t.yaml:3:14: !file: \"link-to-dir/x.txt\" is a symlink or goes "
+     "through one; config paths follow symlinks only with follow: true",
+     0},
+    {TAG "!file {path: link-to-dir, directory: true}", NULL, NULL,
+     "t.yaml:3:14: !file: \"link-to-dir\" is a symlink or goes through "
+     "one; config paths follow symlinks only with follow: true",
+     0},
+    {TAG "!file {path: link-to-file, follow: true}", "03 00 00 00 00",
+     "REGULAR_FILE-FD_WRITE", NULL, 0},
+    {TAG "!file {path: link-to-dir/x.txt, follow: true}", "03 00 00 00 00",
+     "REGULAR_FILE-FD_WRITE", NULL, 0},
+    {TAG "!file {path: link-to-dir, follow: true}", "03 00 00 00 00",
+     "DIRECTORY", NULL, 0},
+    {TAG "!file {path: /proc}", NULL, NULL,
+     "t.yaml:3:14: !file: \"/proc\" is on proc, a file system of the "
+     "running system; no grant may reach it",
+     0},
+    {TAG "!file {path: /proc/version}", NULL, NULL,
+     "t.yaml:3:14: !file: \"/proc/version\" is on proc, a file system of "
+     "the running system; no grant may reach it",
+     0},
+    {TAG "!file {path: /sys, directory: true}", NULL, NULL,
+     "t.yaml:3:14: !file: \"/sys\" is on sysfs, a file system of the "
+     "running system; no grant may reach it",
+     0},
+    {TAG "!file {path: proc-link, follow: true}", NULL, NULL,
+     "t.yaml:3:14: !file: \"proc-link\" is on proc, a file system of the "
+     "running system; no grant may reach it",
+     0},
     {TAG "[!fd 40, !fd 45]", NULL, NULL,
      "t.yaml:3:10: !fd: descriptor 45 is not open", 0},
     {TAG "!fd 46", NULL, NULL,
@@ -488,6 +543,11 @@ static int setup(void **state) {
   fd = open("2015", O_WRONLY | O_CREAT | O_TRUNC, 0644);
   close(fd);
   assert_int_equal(mkdir("dir", 0755), 0);
+  fd = open("dir/x.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  close(fd);
+  assert_int_equal(symlink("file.txt", "link-to-file"), 0);
+  assert_int_equal(symlink("dir", "link-to-dir"), 0);
+  assert_int_equal(symlink("/proc/self", "proc-link"), 0);
   assert_int_equal(mkfifo("fifo", 0600), 0);
   assert_int_equal(mkfifo("fifo-nobody-may-write", 0400), 0);
   exec_fd = open("file.txt", O_RDONLY | O_CLOEXEC);
