@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "host/errno_map.h"
+#include "host/pseudofs.h"
 #include "supervisor/guestmem.h"
 
 #define RESOLVE_CAPABILITY (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
@@ -103,9 +104,21 @@ cloudabi_errno_t path_open(int dirfd, const struct gpath *p, int flags,
           (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE ? mode : 0,
       .resolve = RESOLVE_CAPABILITY,
   };
+  /* The kernel resolves every path that stays on the directory's own
+   * mount; one that crosses a mount point (or tries to leave: EXDEV
+   * either way) goes to the walk, which checks each file system it
+   * enters (path_walk.c). */
+  how.resolve |= RESOLVE_NO_XDEV;
   for (int tries = 0;; tries++) {
     long r = sys_openat2(dirfd, p->str, &how);
     if (r >= 0) {
+      /* Also where the directory itself came from is no matter: a
+       * descriptor on a system file system is never handed on. */
+      const char *fs;
+      if (pseudofs_fd((int)r, false, &fs)) {
+        close((int)r);
+        return CLOUDABI_ENOTCAPABLE;
+      }
       *fd = (int)r;
       return 0;
     }
@@ -115,7 +128,7 @@ cloudabi_errno_t path_open(int dirfd, const struct gpath *p, int flags,
     if ((err == EAGAIN || err == EINTR) && tries < 16)
       continue;
     if (err == EXDEV)
-      return CLOUDABI_ENOTCAPABLE;
+      return path_walk(dirfd, p->str, (int)how.flags, mode, follow, fd);
     if (err == ELOOP && through_magic_link(dirfd, p->str, (int)how.flags))
       return CLOUDABI_ENOTCAPABLE;
     return errno_from_host(err);

@@ -97,6 +97,14 @@ void path_at_done(struct path_at *a);
  * whether to follow a final symlink; EINVAL for unknown flags. */
 cloudabi_errno_t path_lookup_follow(uint64_t lookup, bool *follow);
 
+/*
+ * The resolver for paths that cross a mount point (path_walk.c): one
+ * component at a time beneath dirfd, refusing (ENOTCAPABLE) every file
+ * system host/pseudofs.h names, as it is entered.  path_open calls it.
+ */
+cloudabi_errno_t path_walk(int dirfd, const char *path, int flags, mode_t mode,
+                           bool follow, int *fd);
+
 /* Is openat2() there?  0, or -1 with a message in why (Linux < 5.6). */
 int path_check_kernel(char *why, size_t why_size);
 

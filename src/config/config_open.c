@@ -16,9 +16,13 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <arpa/inet.h>
+#include <linux/openat2.h>
+#include <limits.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config_plan.h"
+#include "host/pseudofs.h"
 #include "host/rights.h"
 #include "host/rights_names.h"
 
@@ -75,6 +79,21 @@ static int host_rights(const struct opener *o, const struct cfg_resource *r,
   return -1;
 }
 
+/* No grant of a file system that reflects or controls the running
+ * system: beneath /proc, "self" is cloudabi-run. */
+static int check_not_pseudo(const struct opener *o, struct cfg_pos pos,
+                            const char *tag, const char *what, int fd,
+                            bool allow_pty) {
+  const char *fs;
+  if (!pseudofs_fd(fd, allow_pty, &fs))
+    return 0;
+  open_error(o, pos,
+             "%s: %s is on %s, a file system of the running system; no "
+             "grant may reach it",
+             tag, what, fs);
+  return -1;
+}
+
 /* !fd N: a copy of a descriptor cloudabi-run was started with. */
 static int open_fd(const struct opener *o, const struct cfg_resource *r,
                    struct launch_fd *out) {
@@ -105,6 +124,10 @@ static int open_fd(const struct opener *o, const struct cfg_resource *r,
     return -1;
   }
   out->host_fd = fd;
+  /* A directory of /proc handed over by descriptor is as bad as one by
+   * path; a terminal on devpts is what stdin often is. */
+  if (check_not_pseudo(o, r->pos, "!fd", what, fd, true) != 0)
+    return -1;
   return host_rights(o, r, fd, what, &out->rights);
 }
 
@@ -139,23 +162,100 @@ static void rights_for_mode(cloudabi_filetype_t type, enum cfg_file_mode mode,
 }
 
 /*
+ * Opens a config path.  Symlinks are followed only with follow: true, in
+ * any component: a program granted a writable directory could otherwise
+ * plant one for the next run's config to follow, in the last component or
+ * in one before it (RESOLVE_NO_SYMLINKS).  Magic links (/proc/PID/fd/N)
+ * are never followed.  Returns the descriptor, or -1 with errno.
+ */
+static int open_path(const struct cfg_resource *r, int flags) {
+  struct open_how how = {
+      /* openat2 refuses O_PATH with any flag it would ignore. */
+      .flags = (uint64_t)(flags | O_CLOEXEC |
+                          ((flags & O_PATH) != 0 ? 0 : O_NOCTTY)),
+      .mode = (flags & O_CREAT) != 0 ? 0666 : 0,
+      .resolve = r->follow ? RESOLVE_NO_MAGICLINKS : RESOLVE_NO_SYMLINKS,
+  };
+  for (int tries = 0;; tries++) {
+    long fd = syscall(SYS_openat2, AT_FDCWD, r->path, &how, sizeof(how));
+    if (fd >= 0 || (errno != EAGAIN && errno != EINTR) || tries >= 16)
+      return (int)fd;
+  }
+}
+
+static void path_error(const struct opener *o, const struct cfg_resource *r,
+                       const char *q, int err) {
+  if (err == ELOOP && !r->follow)
+    open_error(o, r->path_pos,
+               "!file: %s is a symlink or goes through one; config paths "
+               "follow symlinks only with follow: true",
+               q);
+  else
+    open_error(o, r->path_pos, "!file: cannot open %s: %s", q, strerror(err));
+}
+
+/* Where fd resolved, for --plan: the kernel's name for it. */
+static char *resolved_path(int fd) {
+  char link[64], buf[PATH_MAX];
+  snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+  if (n < 0)
+    return NULL;
+  buf[n] = '\0';
+  return strdup(buf);
+}
+
+/*
  * A dry run of a FIFO: opening one waits for the other end, which is what
  * a run should do (as upstream) but would hang --plan.  So check access
  * instead.  Returns 1 if path is no FIFO (open it as usual), 0 or -1.
  */
 static int dry_run_fifo(const struct opener *o, const struct cfg_resource *r,
                         const char *q, struct launch_fd *out) {
+  int pfd = open_path(r, O_PATH);
   struct stat st;
-  if (stat(r->path, &st) != 0 || !S_ISFIFO(st.st_mode))
+  if (pfd < 0)
+    return 1; /* the open proper says why */
+  if (fstat(pfd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    close(pfd);
     return 1;
+  }
   static const int need[] = {
       [CFG_MODE_RO] = R_OK, [CFG_MODE_RW] = R_OK | W_OK, [CFG_MODE_WO] = W_OK};
-  if (faccessat(AT_FDCWD, r->path, need[r->mode], AT_EACCESS) != 0) {
-    open_error(o, r->path_pos, "!file: cannot open %s: %s", q, strerror(errno));
+  int e = faccessat(pfd, "", need[r->mode], AT_EMPTY_PATH | AT_EACCESS);
+  int err = errno;
+  int bad = check_not_pseudo(o, r->path_pos, "!file", q, pfd, false);
+  out->resolved = resolved_path(pfd);
+  close(pfd);
+  if (bad != 0)
+    return -1;
+  if (e != 0) {
+    open_error(o, r->path_pos, "!file: cannot open %s: %s", q, strerror(err));
     return -1;
   }
   /* Upstream counts pipes and FIFOs as stream sockets. */
   rights_for_mode(CLOUDABI_FILETYPE_SOCKET_STREAM, r->mode, &out->rights);
+  return 0;
+}
+
+/*
+ * A directory's rights by its mode: none written keeps upstream's
+ * (everything a directory can have); rw the same; ro a read-only tree.
+ * A directory cannot be write-only.
+ */
+static int directory_mode(const struct opener *o, const struct cfg_resource *r,
+                          struct fd_rights *rights) {
+  if (rights->type != CLOUDABI_FILETYPE_DIRECTORY || !r->mode_set)
+    return 0;
+  if (r->mode == CFG_MODE_WO) {
+    open_error(o, r->mode_pos,
+               "!file: mode: wo: a directory cannot be write-only (ro or rw)");
+    return -1;
+  }
+  if (r->mode == CFG_MODE_RO) {
+    rights->base &= RIGHTS_READ_ONLY;
+    rights->inheriting &= RIGHTS_READ_ONLY;
+  }
   return 0;
 }
 
@@ -171,23 +271,30 @@ static int open_file(const struct opener *o, const struct cfg_resource *r,
   static const int access[] = {[CFG_MODE_RO] = O_RDONLY,
                                [CFG_MODE_RW] = O_RDWR,
                                [CFG_MODE_WO] = O_WRONLY};
-  int flags = access[r->mode] | O_CLOEXEC | O_NOCTTY;
+  int flags = access[r->mode];
   if (r->directory)
     flags |= O_DIRECTORY;
   if (r->create && !o->dry_run)
     flags |= O_CREAT;
-  int fd = open(r->path, flags, 0666);
+  int fd = open_path(r, flags);
+  /* A directory opens only for reading; its mode is in its rights. */
+  if (fd < 0 && errno == EISDIR && r->mode != CFG_MODE_RO)
+    fd = open_path(r, O_RDONLY | O_DIRECTORY);
   if (fd < 0) {
     if (o->dry_run && r->create && errno == ENOENT) {
       /* What a run would create: an empty regular file opened so. */
       rights_for_mode(CLOUDABI_FILETYPE_REGULAR_FILE, r->mode, &out->rights);
       return 0;
     }
-    open_error(o, r->path_pos, "!file: cannot open %s: %s", q, strerror(errno));
+    path_error(o, r, q, errno);
     return -1;
   }
   out->host_fd = fd;
-  return host_rights(o, r, fd, q, &out->rights);
+  out->resolved = resolved_path(fd);
+  if (check_not_pseudo(o, r->path_pos, "!file", q, fd, false) != 0 ||
+      host_rights(o, r, fd, q, &out->rights) != 0)
+    return -1;
+  return directory_mode(o, r, &out->rights);
 }
 
 /* An address for messages. */

@@ -181,14 +181,7 @@ static struct cfg_node *parse_alias(struct parser *p, const yaml_event_t *ev,
                                     size_t depth) {
   struct cfg_pos pos = cfgp_mark_pos(ev->start_mark);
   const char *name = (const char *)ev->data.alias.anchor;
-  struct cfg_node *target = NULL;
-  /* The latest anchor of a name wins, as YAML says. */
-  for (size_t i = p->nanchors; i-- > 0;) {
-    if (strcmp(p->anchors[i].name, name) == 0) {
-      target = p->anchors[i].node;
-      break;
-    }
-  }
+  struct cfg_node *target = anchors_find(&p->anchors, name);
   if (target == NULL) {
     cfgp_error(p, pos, "alias *%s: no anchor &%s before it", name, name);
     return cfgp_placeholder(p, pos);
@@ -205,30 +198,6 @@ static struct cfg_node *parse_alias(struct parser *p, const yaml_event_t *ev,
   }
   n->u.target = cfg_node_ref(target);
   return cfgp_complete(p, n);
-}
-
-static bool add_anchor(struct parser *p, const char *name, struct cfg_node *n) {
-  for (size_t i = 0; i < p->nanchors; i++) {
-    if (strcmp(p->anchors[i].name, name) == 0) {
-      cfg_node_unref(p->anchors[i].node);
-      p->anchors[i].node = cfg_node_ref(n);
-      return true;
-    }
-  }
-  if (p->nanchors == p->anchors_cap) {
-    size_t cap = p->anchors_cap == 0 ? 8 : p->anchors_cap * 2;
-    struct anchor *a = realloc(p->anchors, cap * sizeof(*a));
-    if (a == NULL)
-      return false;
-    p->anchors = a;
-    p->anchors_cap = cap;
-  }
-  char *copy = strdup(name);
-  if (copy == NULL)
-    return false;
-  p->anchors[p->nanchors].name = copy;
-  p->anchors[p->nanchors++].node = cfg_node_ref(n);
-  return true;
 }
 
 /* Parses the node that starts with *ev (which it deletes).  Returns NULL
@@ -265,7 +234,7 @@ static struct cfg_node *parse_node(struct parser *p, yaml_event_t *ev,
                ev->type);
     break;
   }
-  if (n != NULL && anchor != NULL && !add_anchor(p, (const char *)anchor, n)) {
+  if (n != NULL && anchor != NULL && !anchors_set(&p->anchors, (const char *)anchor, n)) {
     cfg_node_unref(n);
     n = NULL;
     cfgp_out_of_memory(p);
@@ -356,11 +325,7 @@ struct config_plan *config_parse_buffer(const void *text, size_t len,
   yaml_parser_set_input_string(&p.yaml, text, len);
   struct cfg_node *root = parse_document(&p);
   yaml_parser_delete(&p.yaml);
-  for (size_t i = 0; i < p.nanchors; i++) {
-    free(p.anchors[i].name);
-    cfg_node_unref(p.anchors[i].node);
-  }
-  free(p.anchors);
+  anchors_free(&p.anchors);
   struct config_plan *plan = NULL;
   if (root != NULL && p.report.errors == 0)
     plan = make_plan(&p, root); /* takes root */

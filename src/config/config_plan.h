@@ -62,7 +62,10 @@ struct cfg_resource {
   char *path;
   struct cfg_pos path_pos;
   enum cfg_file_mode mode;
+  bool mode_set; /* mode: was written (a directory's rights follow it) */
+  struct cfg_pos mode_pos;
   bool create, directory;
+  bool follow; /* follow: true: symlinks in the path are followed */
   /* CFG_RES_SOCKET */
   int socktype;   /* SOCK_STREAM or SOCK_DGRAM */
   bool connect;   /* connect to the address, else bind (and listen) */

@@ -133,8 +133,8 @@ static bool narrow(struct cfg_report *rep, const char *tag,
   return false;
 }
 
-/* !file {path: P, mode: ro|rw|wo, create: B, directory: B, rights: [...],
- * inheriting: [...]}. */
+/* !file {path: P, mode: ro|rw|wo, create: B, directory: B, follow: B,
+ * rights: [...], inheriting: [...]}. */
 static void make_file(struct cfg_report *rep, struct cfg_resource *r,
                       const struct cfg_node *map) {
   static const char tag[] = "!file";
@@ -155,6 +155,8 @@ static void make_file(struct cfg_report *rep, struct cfg_resource *r,
     } else if (text_is(k, "mode")) {
       if ((v = attr_text(rep, tag, "mode", value)) == NULL)
         continue;
+      r->mode_set = true;
+      r->mode_pos = value->pos;
       if (text_is(v, "ro"))
         r->mode = CFG_MODE_RO;
       else if (text_is(v, "rw"))
@@ -169,10 +171,12 @@ static void make_file(struct cfg_report *rep, struct cfg_resource *r,
       attr_bool(rep, tag, "create", value, &r->create);
     } else if (text_is(k, "directory")) {
       attr_bool(rep, tag, "directory", value, &r->directory);
+    } else if (text_is(k, "follow")) {
+      attr_bool(rep, tag, "follow", value, &r->follow);
     } else {
       cfg_report_error(rep, key->pos,
                        "%s: unknown attribute %s (expected path, mode, create, "
-                       "directory, rights or inheriting)",
+                       "directory, follow, rights or inheriting)",
                        tag, cfg_describe(k, d, sizeof(d)));
     }
   }

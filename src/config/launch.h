@@ -16,6 +16,9 @@
 struct launch_fd {
   int host_fd; /* owned by the launch_config, close-on-exec */
   struct fd_rights rights;
+  /* !file: where the path resolved (malloc'ed, owned), for --plan; NULL
+   * when unknown or not a file. */
+  char *resolved;
 };
 
 struct launch_config {

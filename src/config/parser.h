@@ -11,15 +11,11 @@
 #include <stdint.h>
 #include <yaml.h>
 
+#include "anchors.h"
 #include "config_plan.h"
 
 #define CORE_PREFIX "tag:yaml.org,2002:"
 #define CLOUDABI_PREFIX "tag:nuxi.nl,2015:cloudabi/"
-
-struct anchor {
-  char *name;
-  struct cfg_node *node;
-};
 
 struct parser {
   struct cfg_report report; /* first: its callbacks find the parser by it */
@@ -34,8 +30,7 @@ struct parser {
   struct cfg_pos *found_pos;
   bool sort_failed;
   bool fatal; /* stop: syntax error, limit reached, out of memory */
-  struct anchor *anchors;
-  size_t nanchors, anchors_cap;
+  struct anchors anchors;
 };
 
 enum tag_class {

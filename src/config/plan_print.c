@@ -109,9 +109,10 @@ static void text_source(FILE *out, const struct cfg_resource *r) {
       fprintf(out, "!fd %d (host descriptor %d)", r->host_fd, r->host_fd);
     break;
   case CFG_RES_FILE:
-    fprintf(out, "!file %s (mode %s%s%s)", text_quote(r->path, q, sizeof(q)),
-            mode_name(r->mode), r->create ? ", create" : "",
-            r->directory ? ", directory" : "");
+    fprintf(out, "!file %s (mode %s%s%s%s%s)",
+            text_quote(r->path, q, sizeof(q)), mode_name(r->mode),
+            r->mode_set ? "" : " by default", r->create ? ", create" : "",
+            r->directory ? ", directory" : "", r->follow ? ", follow" : "");
     break;
   case CFG_RES_EXECUTABLE:
     fputs("!executable (the program itself)", out);
@@ -138,6 +139,9 @@ static void print_text(const struct config_plan *plan,
     fprintf(out, "fd %zu: %s from ", i, filetype_name(rights->type));
     text_source(out, d->res);
     fputc('\n', out);
+    if (lc->fds[i].resolved != NULL)
+      fprintf(out, "  resolves to %s\n",
+              text_quote(lc->fds[i].resolved, q, sizeof(q)));
     for (size_t j = 0; j < d->nrefs; j++)
       fprintf(out, "  at %s (%s:%u:%u)\n", d->refs[j].path, name,
               d->refs[j].pos.line, d->refs[j].pos.column);
@@ -162,7 +166,8 @@ static void json_rights(FILE *out, const char *label, cloudabi_rights_t set) {
   fputs("]", out);
 }
 
-static void json_source(FILE *out, const struct cfg_resource *r) {
+static void json_source(FILE *out, const struct cfg_resource *r,
+                        const char *resolved) {
   fputs("      \"source\": {", out);
   switch (r->kind) {
   case CFG_RES_FD:
@@ -173,9 +178,16 @@ static void json_source(FILE *out, const struct cfg_resource *r) {
   case CFG_RES_FILE:
     fputs("\"tag\": \"file\", \"path\": ", out);
     json_string(out, r->path);
-    fprintf(out, ", \"mode\": \"%s\", \"create\": %s, \"directory\": %s",
-            mode_name(r->mode), r->create ? "true" : "false",
-            r->directory ? "true" : "false");
+    fprintf(out,
+            ", \"mode\": \"%s\", \"mode_set\": %s, \"create\": %s, "
+            "\"directory\": %s, \"follow\": %s, \"resolved\": ",
+            mode_name(r->mode), r->mode_set ? "true" : "false",
+            r->create ? "true" : "false", r->directory ? "true" : "false",
+            r->follow ? "true" : "false");
+    if (resolved != NULL)
+      json_string(out, resolved);
+    else
+      fputs("null", out);
     break;
   case CFG_RES_EXECUTABLE:
     fputs("\"tag\": \"executable\"", out);
@@ -202,7 +214,7 @@ static void print_json(const struct config_plan *plan,
     const struct fd_rights *rights = &lc->fds[i].rights;
     fprintf(out, "%s\n    {\n      \"fd\": %zu,\n      \"type\": \"%s\",\n",
             i > 0 ? "," : "", i, filetype_name(rights->type));
-    json_source(out, d->res);
+    json_source(out, d->res, lc->fds[i].resolved);
     json_rights(out, "rights_base", rights->base);
     fputs(",\n", out);
     json_rights(out, "rights_inheriting", rights->inheriting);

@@ -27,6 +27,22 @@ void rights_max_for_type(cloudabi_filetype_t type, bool is_tty,
  */
 int rights_for_host_fd(int fd, struct fd_rights *out);
 
+/*
+ * Rights that neither change the file system nor open anything for
+ * writing: looking up, reading, listing, stat, mapping and executing.
+ * A directory granted with an explicit `mode: ro` keeps only these, in
+ * its base and its inheriting rights (a read-only tree, as
+ * bwrap --ro-bind).
+ */
+#define RIGHTS_READ_ONLY                                                       \
+  (CLOUDABI_RIGHT_FD_READ | CLOUDABI_RIGHT_FD_SEEK |                           \
+   CLOUDABI_RIGHT_FD_STAT_PUT_FLAGS | CLOUDABI_RIGHT_FD_TELL |                 \
+   CLOUDABI_RIGHT_FILE_ADVISE | CLOUDABI_RIGHT_FILE_OPEN |                     \
+   CLOUDABI_RIGHT_FILE_READDIR | CLOUDABI_RIGHT_FILE_READLINK |                \
+   CLOUDABI_RIGHT_FILE_STAT_FGET | CLOUDABI_RIGHT_FILE_STAT_GET |              \
+   CLOUDABI_RIGHT_MEM_MAP | CLOUDABI_RIGHT_MEM_MAP_EXEC |                      \
+   CLOUDABI_RIGHT_POLL_FD_READWRITE | CLOUDABI_RIGHT_PROC_EXEC)
+
 /* All rights bits the ABI defines. */
 #define RIGHTS_ALL ((cloudabi_rights_t)0x000000815ffff7ffull)
 

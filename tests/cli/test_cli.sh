@@ -36,6 +36,7 @@ expect() {
 }
 
 mkdir data
+HERE=$(pwd -P)
 cat >good.yaml <<'EOF'
 %TAG ! tag:nuxi.nl,2015:cloudabi/
 ---
@@ -95,7 +96,8 @@ expect 127 "" "<stdin>:2:1: syntax error: did not find expected ',' or ']' (whil
 
 # --- --plan, text ---
 expect 0 "good.yaml: 4 descriptors, 56 bytes of argument data
-fd 0: DIRECTORY from !file \"data\" (mode ro), rights narrowed by the config
+fd 0: DIRECTORY from !file \"data\" (mode ro by default), rights narrowed by the config
+  resolves to \"$HERE/data\"
   at .data (good.yaml:3:7)
   rights (0x000000000000c000): FILE_OPEN FILE_READDIR
   inheriting (0x000000011ffff7ff): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FD_WRITE FILE_ADVISE FILE_ALLOCATE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE PROC_EXEC
@@ -107,7 +109,8 @@ fd 2: SOCKET_STREAM from !socket stream, bind to \"127.0.0.1:0\"
   at .listen (good.yaml:7:9)
   rights (0x000000801008004a): FD_READ FD_STAT_PUT_FLAGS FD_WRITE FILE_STAT_FGET POLL_FD_READWRITE SOCK_SHUTDOWN
   inheriting (0x000000815ffff7ff): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FD_WRITE FILE_ADVISE FILE_ALLOCATE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE POLL_PROC_TERMINATE PROC_EXEC SOCK_SHUTDOWN
-fd 3: DIRECTORY from !file \"data\" (mode ro, directory)
+fd 3: DIRECTORY from !file \"data\" (mode ro by default, directory)
+  resolves to \"$HERE/data\"
   at .again (good.yaml:8:8)
   rights (0x0000000013eff698): FD_STAT_PUT_FLAGS FD_SYNC FILE_ADVISE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK POLL_FD_READWRITE
   inheriting (0x000000011ffff7ff): FD_DATASYNC FD_READ FD_SEEK FD_STAT_PUT_FLAGS FD_SYNC FD_TELL FD_WRITE FILE_ADVISE FILE_ALLOCATE FILE_CREATE_DIRECTORY FILE_CREATE_FILE FILE_LINK_SOURCE FILE_LINK_TARGET FILE_OPEN FILE_READDIR FILE_READLINK FILE_RENAME_SOURCE FILE_RENAME_TARGET FILE_STAT_FGET FILE_STAT_FPUT_SIZE FILE_STAT_FPUT_TIMES FILE_STAT_GET FILE_STAT_PUT_TIMES FILE_SYMLINK FILE_UNLINK MEM_MAP MEM_MAP_EXEC POLL_FD_READWRITE PROC_EXEC" "" -- \
@@ -118,7 +121,7 @@ fd 3: DIRECTORY from !file \"data\" (mode ro, directory)
 [ $? -eq 0 ] && [ ! -s err.txt ] || fail "--plan=json: status or stderr"
 if command -v python3 >/dev/null 2>&1; then
   python3 - plan.json <<'EOF' || fail "--plan=json: content"
-import json, sys
+import json, os, sys
 plan = json.load(open(sys.argv[1]))
 assert plan["config"] == "good.yaml", plan["config"]
 assert plan["argdata_length"] == 56
@@ -126,7 +129,9 @@ d = plan["descriptors"]
 assert [x["fd"] for x in d] == [0, 1, 2, 3]
 assert [x["type"] for x in d] == ["DIRECTORY", "REGULAR_FILE", "SOCKET_STREAM", "DIRECTORY"]
 assert d[0]["source"] == {"tag": "file", "path": "data", "mode": "ro",
-                          "create": False, "directory": False, "narrowed": True}
+                          "mode_set": False, "create": False, "directory": False,
+                          "follow": False, "resolved": os.getcwd() + "/data",
+                          "narrowed": True}
 assert d[0]["rights_base"] == ["FILE_OPEN", "FILE_READDIR"]
 assert d[0]["rights_base_mask"] == "0x000000000000c000"
 assert d[0]["references"] == [{"path": ".data", "line": 3, "column": 7}]
@@ -190,6 +195,36 @@ for n in -1 abc 1048577 ""; do
 done
 expect 127 "" "cloudabi-run: cannot open the trace file $TMP/no/such/dir: No such file or directory" -- \
   "$RUN" --trace-output="$TMP/no/such/dir" "$PROG" good.yaml
+
+# --- symlinks in config paths (a program may have planted them) ---
+mkdir -p outside box
+echo secret >outside/secret.txt
+ln -s ../outside/secret.txt box/log.txt
+ln -s ../outside box/dirlink
+printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nlog: !file {path: box/log.txt, mode: rw}\n' >link.yaml
+expect 127 "" 'link.yaml:3:19: !file: "box/log.txt" is a symlink or goes through one; config paths follow symlinks only with follow: true' -- \
+  "$RUN" "$PROG" link.yaml
+printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !file {path: box/dirlink, directory: true}\n' >link.yaml
+expect 127 "" 'link.yaml:3:17: !file: "box/dirlink" is a symlink or goes through one; config paths follow symlinks only with follow: true' -- \
+  "$RUN" "$PROG" link.yaml
+printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !file {path: box/dirlink/secret.txt}\n' >link.yaml
+expect 127 "" 'link.yaml:3:17: !file: "box/dirlink/secret.txt" is a symlink or goes through one; config paths follow symlinks only with follow: true' -- \
+  "$RUN" "$PROG" link.yaml
+printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nlog: !file {path: box/log.txt, mode: rw, follow: true}\n' >link.yaml
+"$RUN" "$PROG" link.yaml >out.txt 2>err.txt
+[ $? -eq 0 ] && [ ! -s err.txt ] || fail "follow: true: accepted"
+"$RUN" --plan "$PROG" link.yaml >out.txt 2>err.txt
+grep -qx "fd 0: REGULAR_FILE from !file \"box/log.txt\" (mode rw, follow)" out.txt &&
+  grep -qx "  resolves to \"$HERE/outside/secret.txt\"" out.txt || { fail "--plan shows where a path resolves"; cat out.txt >&2; }
+
+# --- no grant of a file system of the running system ---
+for g in "/proc:proc" "/proc/1:proc" "/sys:sysfs" "/sys/kernel:sysfs"; do
+  printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !file {path: %s, directory: true}\n' "${g%%:*}" >pseudo.yaml
+  expect 127 "" "pseudo.yaml:3:17: !file: \"${g%%:*}\" is on ${g#*:}, a file system of the running system; no grant may reach it" -- \
+    "$RUN" "$PROG" pseudo.yaml
+done
+expect 127 "" 'pseudo.yaml:3:4: !fd: descriptor 5 is on proc, a file system of the running system; no grant may reach it' -- \
+  bash -c 'printf "%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !fd 5\n" >pseudo.yaml; exec "$0" "$1" pseudo.yaml 5</proc' "$RUN" "$PROG"
 
 if [ $failures -eq 0 ]; then
   echo "test_cli: all passed"

@@ -294,7 +294,7 @@ static const struct config_case cases[] = {
      "t.yaml:3:17: duplicate key \"path\" (first at 3:8)", 0},
     {TAG "a: !file\n  pth: x\n", NULL, NULL,
      "t.yaml:4:3: !file: unknown attribute \"pth\" (expected path, mode, "
-     "create, directory, rights or inheriting)",
+     "create, directory, follow, rights or inheriting)",
      0},
     {TAG "a: !file {}\nb: !file {path: ~}\nc: !file {path: [x]}\n", NULL, NULL,
      "t.yaml:3:4: !file: missing path\n"
@@ -438,8 +438,63 @@ static const struct config_case cases[] = {
      0},
     {TAG "!file {path: file.txt, directory: true}", NULL, NULL,
      "t.yaml:3:14: !file: cannot open \"file.txt\": Not a directory", 0},
-    {TAG "!file {path: dir, mode: rw}", NULL, NULL,
-     "t.yaml:3:14: !file: cannot open \"dir\": Is a directory", 0},
+    /* A directory's mode: none is upstream's rights, rw the same, ro a
+     * read-only tree, wo an error. */
+    {TAG "!file {path: dir, mode: rw}", "03 00 00 00 00", "DIRECTORY", NULL,
+     0},
+    {TAG "!file {path: dir, mode: rw, directory: true}", "03 00 00 00 00",
+     "DIRECTORY", NULL, 0},
+    {TAG "!file {path: dir, mode: ro}", "03 00 00 00 00",
+     "DIRECTORY=FD_STAT_PUT_FLAGS+FILE_ADVISE+FILE_OPEN+FILE_READDIR+"
+     "FILE_READLINK+FILE_STAT_FGET+FILE_STAT_GET+POLL_FD_READWRITE/"
+     "FD_READ+FD_SEEK+FD_STAT_PUT_FLAGS+FD_TELL+FILE_ADVISE+FILE_OPEN+"
+     "FILE_READDIR+FILE_READLINK+FILE_STAT_FGET+FILE_STAT_GET+MEM_MAP+"
+     "MEM_MAP_EXEC+POLL_FD_READWRITE+PROC_EXEC",
+     NULL, 0},
+    {TAG "!file {path: dir, mode: ro, rights: [FILE_CREATE_FILE]}", NULL, NULL,
+     "t.yaml:3:37: !file: rights: FILE_CREATE_FILE is not available for this "
+     "DIRECTORY opened ro; rights can only be narrowed",
+     0},
+    {TAG "!file {path: dir, mode: wo}", NULL, NULL,
+     "t.yaml:3:25: !file: mode: wo: a directory cannot be write-only (ro or "
+     "rw)",
+     0},
+    /* Symlinks in a config path only with follow: true, in any component;
+     * never into a file system of the running system. */
+    {TAG "!file {path: link-to-file}", NULL, NULL,
+     "t.yaml:3:14: !file: \"link-to-file\" is a symlink or goes through "
+     "one; config paths follow symlinks only with follow: true",
+     0},
+    {TAG "!file {path: link-to-dir/x.txt}", NULL, NULL,
+     "t.yaml:3:14: !file: \"link-to-dir/x.txt\" is a symlink or goes "
+     "through one; config paths follow symlinks only with follow: true",
+     0},
+    {TAG "!file {path: link-to-dir, directory: true}", NULL, NULL,
+     "t.yaml:3:14: !file: \"link-to-dir\" is a symlink or goes through "
+     "one; config paths follow symlinks only with follow: true",
+     0},
+    {TAG "!file {path: link-to-file, follow: true}", "03 00 00 00 00",
+     "REGULAR_FILE-FD_WRITE", NULL, 0},
+    {TAG "!file {path: link-to-dir/x.txt, follow: true}", "03 00 00 00 00",
+     "REGULAR_FILE-FD_WRITE", NULL, 0},
+    {TAG "!file {path: link-to-dir, follow: true}", "03 00 00 00 00",
+     "DIRECTORY", NULL, 0},
+    {TAG "!file {path: /proc}", NULL, NULL,
+     "t.yaml:3:14: !file: \"/proc\" is on proc, a file system of the "
+     "running system; no grant may reach it",
+     0},
+    {TAG "!file {path: /proc/version}", NULL, NULL,
+     "t.yaml:3:14: !file: \"/proc/version\" is on proc, a file system of "
+     "the running system; no grant may reach it",
+     0},
+    {TAG "!file {path: /sys, directory: true}", NULL, NULL,
+     "t.yaml:3:14: !file: \"/sys\" is on sysfs, a file system of the "
+     "running system; no grant may reach it",
+     0},
+    {TAG "!file {path: proc-link, follow: true}", NULL, NULL,
+     "t.yaml:3:14: !file: \"proc-link\" is on proc, a file system of the "
+     "running system; no grant may reach it",
+     0},
     {TAG "[!fd 40, !fd 45]", NULL, NULL,
      "t.yaml:3:10: !fd: descriptor 45 is not open", 0},
     {TAG "!fd 46", NULL, NULL,
@@ -497,6 +552,11 @@ static int setup(void **state) {
   fd = open("2015", O_WRONLY | O_CREAT | O_TRUNC, 0644);
   close(fd);
   assert_int_equal(mkdir("dir", 0755), 0);
+  fd = open("dir/x.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  close(fd);
+  assert_int_equal(symlink("file.txt", "link-to-file"), 0);
+  assert_int_equal(symlink("dir", "link-to-dir"), 0);
+  assert_int_equal(symlink("/proc/self", "proc-link"), 0);
   assert_int_equal(mkfifo("fifo", 0600), 0);
   assert_int_equal(mkfifo("fifo-nobody-may-write", 0400), 0);
   exec_fd = open("file.txt", O_RDONLY | O_CLOEXEC);
@@ -881,6 +941,48 @@ static void test_connect_fallback(void **state) {
   assert_string_equal(step, "connect to");
 }
 
+/*
+ * Many anchors, each aliased and a tenth redefined first: every alias
+ * stands for the latest node of its name.  (Correctness only; that this
+ * is fast, with a hash table, is measured, not timed here: see the
+ * anchor row of tools/bench.sh.)
+ */
+#define MANY_ANCHORS 100000
+static void test_many_anchors(void **state) {
+  (void)state;
+  size_t cap = (size_t)MANY_ANCHORS * 40 + 64, len = 0;
+  char *yaml = malloc(cap);
+  assert_non_null(yaml);
+  len += (size_t)snprintf(yaml + len, cap - len, "[");
+  for (int i = 0; i < MANY_ANCHORS; i++)
+    len += (size_t)snprintf(yaml + len, cap - len, "&n%d %d, ", i, i);
+  for (int i = 0; i < MANY_ANCHORS; i += 10)
+    len += (size_t)snprintf(yaml + len, cap - len, "&n%d r%d, ", i, i);
+  for (int i = 0; i < MANY_ANCHORS; i++)
+    len += (size_t)snprintf(yaml + len, cap - len, "*n%d, ", i);
+  len += (size_t)snprintf(yaml + len, cap - len, "end]\n");
+  assert_true(len < cap - 1);
+  struct config_diags d = {0};
+  struct config_plan *plan = config_parse_buffer(yaml, len, "t.yaml", &d);
+  free(yaml);
+  assert_non_null(plan);
+  const struct cfg_node *root = plan->root;
+  size_t redefs = MANY_ANCHORS / 10;
+  assert_int_equal(root->kind, CFG_SEQ);
+  assert_int_equal(root->u.list.n, MANY_ANCHORS + redefs + MANY_ANCHORS + 1);
+  struct cfg_node *const *items = root->u.list.items;
+  for (size_t i = 0; i < MANY_ANCHORS; i++) {
+    const struct cfg_node *alias = items[MANY_ANCHORS + redefs + i];
+    assert_int_equal(alias->kind, CFG_ALIAS);
+    const struct cfg_node *want =
+        i % 10 == 0 ? items[MANY_ANCHORS + i / 10] : items[i];
+    if (alias->u.target != want)
+      fail_msg("alias *n%zu stands for the wrong node", i);
+  }
+  config_plan_free(plan);
+  config_diags_free(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cases),
@@ -888,6 +990,7 @@ int main(void) {
       cmocka_unit_test(test_references),
       cmocka_unit_test(test_reference_in_key),
       cmocka_unit_test(test_connect_fallback),
+      cmocka_unit_test(test_many_anchors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
