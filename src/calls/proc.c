@@ -76,6 +76,10 @@ cloudabi_errno_t handle_proc_fork(struct call *c) {
 cloudabi_errno_t handle_proc_exec(struct call *c) {
   struct sup *s = c->sup;
   struct hostobj *prog = c->cap[0]->obj;
+  /* Another thread's proc_exec replaced this process already: this
+   * thread dies with it (procs.c, "replaced"). */
+  if (c->proc->info == NULL)
+    return CALL_ABANDONED;
   struct stat st;
   if (prog->fd < 0 || fstat(prog->fd, &st) != 0)
     return CLOUDABI_EBADF;

@@ -2,6 +2,24 @@
  * Guest processes: starting them (the first one, and proc_exec), forking
  * (proc_fork), process descriptors, and their records.  The handlers of
  * proc_fork and proc_exec (src/calls/proc.c) act through procs.h.
+ *
+ * A record's life, by its fields (info, parent, exited):
+ *   started    info set, parent NULL: the first process, or one that
+ *              proc_exec started (it has taken over a record's info).
+ *   forked     info set, parent P: P's fork (through the vDSO, or a raw
+ *              clone) seen by its ptrace event; P has no descriptor yet.
+ *   claimed    P's proc_fork trap named it (by forked_as): P holds a
+ *              descriptor sharing info; parent NULL.
+ *   replaced   info NULL: proc_exec moved info, forked_as and an
+ *              unclaimed parent link to the new record and killed this
+ *              one.  A claim never finds it (procs_child_of), and its
+ *              other threads' calls, a second proc_exec included, are
+ *              dropped: they die with it.
+ *   exited     its last thread was reaped; kept only while still forked
+ *              (unclaimed), freed when claimed or when the parent goes.
+ * Every transition checks the state it leaves, so that a raw clone
+ * claimed late, an exec before the claim, or two execs at once cannot
+ * reach a record in the wrong state.
  */
 #include <errno.h>
 #include <signal.h>
@@ -32,6 +50,7 @@ static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
   if (p == NULL)
     return NULL;
   p->pid = pid;
+  p->forked_as = pid;
   p->number = ++s->next_number;
   p->listener = l;
   p->info = info;
@@ -187,7 +206,8 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
 
 struct gproc *procs_child_of(struct sup *s, struct gproc *parent, pid_t child) {
   struct gproc *p = s->procs;
-  while (p != NULL && !(p->pid == child && p->parent == parent))
+  while (p != NULL &&
+         !(p->forked_as == child && p->parent == parent && p->info != NULL))
     p = p->next;
   return p;
 }
@@ -200,6 +220,10 @@ void procs_claimed(struct sup *s, struct gproc *child) {
 
 void procs_take_over(struct sup *s, struct gproc *old, struct gproc *np) {
   struct procinfo *moved = old->info, *fresh = np->info;
+  if (moved == NULL) { /* replaced already: the handler drops such calls */
+    kill(np->pid, SIGKILL);
+    return;
+  }
   int pidfd = fresh->pidfd;
   fresh->pidfd = -1;
   procinfo_unref(fresh);
@@ -208,6 +232,10 @@ void procs_take_over(struct sup *s, struct gproc *old, struct gproc *np) {
   moved->pidfd = pidfd;
   np->info = moved;
   old->info = NULL;
+  /* An unclaimed child that exec'd is claimed as what it was forked as. */
+  np->forked_as = old->forked_as;
+  np->parent = old->parent;
+  old->parent = NULL;
   np->number = old->number;
   if (old->pid == s->main_pid)
     s->main_pid = np->pid;

@@ -31,6 +31,8 @@ struct listener {
 
 struct gproc {
   pid_t pid; /* thread group id */
+  pid_t forked_as; /* what its parent's proc_fork names: pid, or the pid
+                      of the process it exec'd from (procs.c) */
   unsigned number; /* small, for messages and traces; 1 for the first */
   struct captab fds;
   struct listener *listener;
