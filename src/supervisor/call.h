@@ -36,6 +36,7 @@ struct call {
   bool dead;   /* answered or abandoned; freed at the end of the round */
   struct call *next;
   int wait_fd;
+  uint64_t handle; /* its epoll data: a number looked up, never a pointer */
   uint32_t wait_events;
   uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 for none */
   void *state;            /* handler-owned, freed with the call */

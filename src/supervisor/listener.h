@@ -5,9 +5,10 @@
 #include "sup.h"
 
 /* epoll data of the loop's own sources: listener i is EV_LISTENER + i;
- * parked calls use their pointer, which is never small. */
+ * a parked call's is its handle, EV_PARKED and up (park.c). */
 #define EV_SIGNAL ((uint64_t)2)
 #define EV_LISTENER ((uint64_t)16)
+#define EV_PARKED ((uint64_t)1 << 32)
 
 /* A new listener in the epoll set (taking fd), or NULL. */
 struct listener *sup_listener_add(struct sup *s, int fd);

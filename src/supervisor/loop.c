@@ -253,8 +253,8 @@ int sup_run(const struct sup_options *opts, int prog_fd,
           handle_notification(&s, s.listeners[ev - EV_LISTENER]->fd);
       } else if (ev == EV_SIGNAL)
         interrupt_handle(&s);
-      else
-        park_resume(&s, evs[i].data.ptr);
+      else if (ev >= EV_PARKED)
+        park_event(&s, ev);
     }
     if (!s.main_done)
       park_expire(&s);

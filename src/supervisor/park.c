@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "park.h"
+#include "listener.h"
 #include "host/clock.h"
 #include "reply.h"
 
@@ -33,6 +34,7 @@ static struct call *park_copy(struct call *c) {
     return NULL;
   *p = *c;
   p->parked = true;
+  p->handle = EV_PARKED + ++s->park_serial;
   p->next = s->parked;
   s->parked = p;
   s->nparked++;
@@ -59,7 +61,7 @@ bool sup_park_fd(struct call *c, int fd, uint32_t events) {
    * same host object in one epoll set. */
   if (p->wait_fd < 0)
     p->wait_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.ptr = p};
+  struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.u64 = p->handle};
   if (p->wait_fd < 0 ||
       (epoll_ctl(s->epfd, EPOLL_CTL_MOD, p->wait_fd, &ev) != 0 &&
        epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->wait_fd, &ev) != 0)) {
@@ -102,7 +104,7 @@ bool sup_park_fds(struct call *c, const struct park_fd *fds, size_t n,
     return false;
   bool ok = true;
   if (n > 0) {
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = p};
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.u64 = p->handle};
     if (p->wait_fd < 0) {
       p->wait_fd = wait_set(fds, n);
       ok = p->wait_fd >= 0 &&
@@ -136,8 +138,13 @@ void park_drop(struct sup *s, struct call *p) {
   if (s->trace != NULL)
     s->trace_hooks->call_abandoned(s->trace, p); /* unless it was answered */
   unlink_parked(s, p);
-  if (p->wait_fd >= 0)
-    close(p->wait_fd); /* also leaves the epoll set */
+  /* Closing our dup is not enough: epoll keeps a registration while any
+   * descriptor of the same file stays open (the guest's own, or another
+   * process's copy), and it would fire for a freed call. */
+  if (p->wait_fd >= 0) {
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, p->wait_fd, NULL);
+    close(p->wait_fd);
+  }
   p->wait_fd = -1;
   p->dead = true;
   p->next = s->dead;
@@ -173,6 +180,15 @@ void park_resume(struct sup *s, struct call *p) {
   if (e != CALL_ABANDONED)
     sup_reply(p->listener, p->id, e, p->result);
   park_drop(s, p);
+}
+
+void park_event(struct sup *s, uint64_t handle) {
+  for (struct call *p = s->parked; p != NULL; p = p->next)
+    if (p->handle == handle) {
+      park_resume(s, p);
+      return;
+    }
+  /* A call dropped earlier in this round: its event is stale. */
 }
 
 /* A thread is gone: so are the calls it was waiting in. */

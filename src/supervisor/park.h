@@ -47,6 +47,10 @@ void park_free_dead(struct sup *s);
 /* Runs a parked call's handler again; answers and drops it unless it
  * parks again. */
 void park_resume(struct sup *s, struct call *p);
+/* An event of the loop's set at or above EV_PARKED: resumes the parked
+ * call with that handle, if it is still parked (a handle is never reused,
+ * so a stale event finds nothing). */
+void park_event(struct sup *s, uint64_t handle);
 /* A thread is gone: so are the calls it was waiting in. */
 void park_cancel_thread(struct sup *s, pid_t tid);
 /* epoll_wait on the loop's set until the earliest deadline. */

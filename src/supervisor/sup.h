@@ -98,6 +98,7 @@ struct sup {
   struct call *parked; /* calls waiting, in no particular order */
   struct call *dead;   /* unparked calls, freed after the current round */
   unsigned nparked;
+  uint64_t park_serial; /* the last parked call's handle, less EV_PARKED */
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
   struct tracer *trace; /* NULL unless --trace */
