@@ -14,6 +14,7 @@
 
 #include <asm/prctl.h>
 #include <asm/stat.h>
+#include <linux/errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
@@ -31,6 +32,8 @@
 #include "trap.h"
 
 #define PAGE 4096ul
+/* mseal (Linux 6.10), which older headers do not name. */
+#define STUB_SYS_mseal 462
 #define ROUND_DOWN(x) ((x) & ~(PAGE - 1))
 #define ROUND_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
 
@@ -229,6 +232,13 @@ void stub_main(const uint64_t *initial_sp) {
   if (io < 0 && io > -4096)
     fail(STUB_ENOMEM);
   linux_syscall3(SYS_madvise, io, IOSLOT_REGION_SIZE, MADV_DONTFORK);
+  /* The supervisor writes file data here: sealed, the region can never
+   * be made executable, moved or replaced (mprotect, mmap MAP_FIXED over
+   * it, munmap, mremap fail with EPERM).  Kernels before 6.10 lack mseal
+   * (ENOSYS); the supervisor says so with --verbose. */
+  long sealed = linux_syscall3(STUB_SYS_mseal, io, IOSLOT_REGION_SIZE, 0);
+  if (sealed != 0 && sealed != -ENOSYS)
+    fail(STUB_ENOMEM);
   uintptr_t slot_word = elf_lookup((const void *)vdso.base, VDSO_IOSLOTS_SYMBOL);
   if (slot_word == 0)
     fail(STUB_EELF);
