@@ -203,31 +203,22 @@ static short poll_events_of(cloudabi_eventtype_t type) {
 }
 
 /* What to wait on for a subscription's object: a process descriptor has
- * no descriptor of its own, its process's pidfd (which proc_exec moves). */
+ * no descriptor of its own, but its record's end eventfd, which stays
+ * the same through proc_exec (the pidfd does not). */
 static int wait_fd_of(const struct hostobj *obj) {
-  return obj->proc != NULL ? obj->proc->pidfd : obj->fd;
+  return obj->proc != NULL ? obj->proc->endfd : obj->fd;
 }
 
 /*
- * Whether a process has ended, and how.  Its pidfd becomes readable when
- * it exits, possibly before the supervisor has collected its status; the
- * status is then peeked at (WNOWAIT) so the event is right either way.
+ * Whether a process has ended, and how: only what the supervisor collected
+ * counts.  (Peeking with waitid(WNOWAIT) also reported the tracer's ptrace
+ * stops, CLD_TRAPPED, as an end "by signal 17".)
  */
 static bool process_ended(const struct procinfo *info, cloudabi_signal_t *sig,
                           cloudabi_exitcode_t *code) {
-  int status;
-  if (info->exited) {
-    status = info->status;
-  } else {
-    siginfo_t si;
-    memset(&si, 0, sizeof(si));
-    if (waitid(P_PIDFD, (id_t)info->pidfd, &si,
-               WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 ||
-        si.si_pid == 0)
-      return false;
-    status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0)
-                                      : W_EXITCODE(0, si.si_status);
-  }
+  if (!info->exited)
+    return false;
+  int status = info->status;
   if (WIFSIGNALED(status)) {
     *sig = signal_from_linux(WTERMSIG(status));
     *code = 0;

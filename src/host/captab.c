@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,6 +41,13 @@ struct procinfo *procinfo_new(pid_t pid, int pidfd) {
       close(pidfd);
     return NULL;
   }
+  info->endfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (info->endfd < 0) {
+    if (pidfd >= 0)
+      close(pidfd);
+    free(info);
+    return NULL;
+  }
   info->refcount = 1;
   info->pid = pid;
   info->pidfd = pidfd;
@@ -50,8 +58,19 @@ void procinfo_unref(struct procinfo *info) {
   if (info != NULL && --info->refcount == 0) {
     if (info->pidfd >= 0)
       close(info->pidfd);
+    close(info->endfd);
     free(info);
   }
+}
+
+void procinfo_ended(struct procinfo *info, int status) {
+  if (info->exited)
+    return;
+  info->exited = true;
+  info->status = status;
+  uint64_t one = 1;
+  /* Cannot fail: the counter is written once. */
+  (void)!write(info->endfd, &one, sizeof(one));
 }
 
 void captab_init(struct captab *t) {

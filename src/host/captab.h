@@ -22,6 +22,11 @@ struct procinfo {
   unsigned refcount;
   pid_t pid;
   int pidfd;  /* of pid; readable once it has exited */
+  /* An eventfd, readable once the supervisor has collected the end
+   * (exited, killed, dumped): what PROC_TERMINATE waits on.  It stays
+   * the same across proc_exec, which replaces pid and pidfd, and no
+   * ptrace stop makes it ready. */
+  int endfd;
   bool exited;
   int status; /* the wait status, once exited */
 };
@@ -63,6 +68,9 @@ void hostobj_unref(struct hostobj *obj);
 /* Takes ownership of pidfd. */
 struct procinfo *procinfo_new(pid_t pid, int pidfd);
 void procinfo_unref(struct procinfo *info);
+/* The process has ended with this wait status: wakes whoever waits on
+ * endfd. */
+void procinfo_ended(struct procinfo *info, int status);
 
 void captab_init(struct captab *t);
 void captab_free(struct captab *t);

@@ -90,10 +90,8 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
   if (proc == NULL || tid != proc->pid)
     return;
   /* The thread group leader is reported last: the process is gone. */
-  if (proc->info != NULL) {
-    proc->info->exited = true;
-    proc->info->status = status;
-  }
+  if (proc->info != NULL)
+    procinfo_ended(proc->info, status);
   if (s->trace != NULL)
     s->trace_hooks->proc_exit(s->trace, proc->number, status,
                               proc->killed_for_syscall != 0);
