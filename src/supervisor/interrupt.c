@@ -100,9 +100,15 @@ void interrupt_handle(struct sup *s) {
     /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too.  A traced
      * thread waiting in a call we parked only takes the signal when the
      * call returns, so those calls end now, with EINTR that no thread
-     * lives to see. */
+     * lives to see.  A process that stopped itself holds the signal until
+     * it is continued, so SIGCONT follows (the signal is pending first, and
+     * taken before any guest code runs); from now on, a stop is not kept
+     * (task_events.c), so a thread cannot stop its process again. */
+    s->ending = true;
     for (struct gproc *p = s->procs; p != NULL; p = p->next)
       kill(p->pid, other);
+    for (struct gproc *p = s->procs; p != NULL; p = p->next)
+      kill(p->pid, SIGCONT);
     while (s->parked != NULL) {
       sup_reply(s->parked->listener, s->parked->id, CLOUDABI_EINTR, 0);
       park_drop(s, s->parked);

@@ -94,6 +94,8 @@ struct sup {
   struct tidmap threads;
   pid_t main_pid;
   bool main_done;
+  /* A terminating signal was forwarded: stops are no longer kept. */
+  bool ending;
   int exit_status; /* what cloudabi-run exits with */
   struct call *parked; /* calls waiting, in no particular order */
   struct call *dead;   /* unparked calls, freed after the current round */

@@ -167,8 +167,11 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
         t->stopped_unknown = true;
       return;
     }
-    if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
-      ptrace(PTRACE_LISTEN, tid, 0, 0); /* a group stop: stay stopped */
+    /* A group stop: stay stopped, unless the program is being ended by a
+     * forwarded signal, which a stopped task would hold. */
+    if ((sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+         sig == SIGTTOU) && !s->ending)
+      ptrace(PTRACE_LISTEN, tid, 0, 0);
     else
       ptrace(PTRACE_CONT, tid, 0, 0);
     return;
