@@ -6,41 +6,19 @@
  * program would: through the vDSO's symbol table.  Config: out (stdout).
  */
 #include "rt.h"
-#include "elf64.h"
+#include "elf_lookup.h"
 #include "trap.h"
 
 enum { NR_mmap = 9, NR_mprotect = 10, NR_munmap = 11, NR_mremap = 25 };
 
 static const void *vdso_symbol(const char *name) {
-  const char *base = NULL;
+  const void *base = NULL;
   for (const cloudabi_auxv_t *a = rt_startup.auxv;
        a->a_type != CLOUDABI_AT_NULL; a++)
     if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
       base = a->a_ptr;
   RT_CHECK(base != NULL);
-  const elf64_ehdr_t *eh = (const elf64_ehdr_t *)base;
-  const elf64_phdr_t *ph = (const elf64_phdr_t *)(base + eh->e_phoff);
-  const elf64_dyn_t *dyn = NULL;
-  for (unsigned i = 0; i < eh->e_phnum; i++)
-    if (ph[i].p_type == ELF64_PT_DYNAMIC)
-      dyn = (const elf64_dyn_t *)(base + ph[i].p_vaddr);
-  RT_CHECK(dyn != NULL);
-  const uint32_t *hash = NULL;
-  const elf64_sym_t *sym = NULL;
-  const char *str = NULL;
-  for (; dyn->d_tag != ELF64_DT_NULL; dyn++) {
-    if (dyn->d_tag == ELF64_DT_HASH)
-      hash = (const uint32_t *)(base + dyn->d_val);
-    else if (dyn->d_tag == ELF64_DT_SYMTAB)
-      sym = (const elf64_sym_t *)(base + dyn->d_val);
-    else if (dyn->d_tag == ELF64_DT_STRTAB)
-      str = base + dyn->d_val;
-  }
-  RT_CHECK(hash != NULL && sym != NULL && str != NULL);
-  for (uint32_t i = 0; i < hash[1]; i++)
-    if (sym[i].st_name != 0 && strcmp(str + sym[i].st_name, name) == 0)
-      return base + sym[i].st_value;
-  return NULL;
+  return (const void *)elf_lookup(base, name);
 }
 
 static unsigned refused, allowed;
