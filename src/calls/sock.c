@@ -1,9 +1,11 @@
 /*
  * sock_recv, sock_send, sock_shutdown: data and descriptors over sockets.
  * Descriptors travel as SCM_RIGHTS: those sent are the supervisor's host
- * descriptors behind the guest's capabilities; those received become new
- * capabilities whose rights are what their host object allows, narrowed
- * by the receiving socket's inheriting rights.
+ * descriptors behind the guest's capabilities.  One sent by a guest of
+ * this run arrives as the very object it was sent as, with exactly the
+ * sender's rights (host/inflight.h carries them); one from a host peer
+ * gets what its host object allows.  Either way the receiving socket's
+ * inheriting rights narrow them further.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "host/errno_map.h"
 #include "supervisor/guestmem.h"
 #include "host/hostio.h"
+#include "host/inflight.h"
 #include "host/rights.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
@@ -23,21 +26,27 @@
 /* Linux's limit on descriptors in one SCM_RIGHTS message. */
 #define MAX_PASSED_FDS 253
 
-/* Files the guest received: into its table, their numbers to ri_fds. */
-static size_t adopt_fds(struct call *c, const int *host, size_t n,
+/* Files the guest received: into its table, their numbers to out. */
+static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
                         cloudabi_rights_t inheriting, cloudabi_fd_t *out) {
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     struct fd_rights r;
-    struct hostobj *obj = NULL;
+    struct hostobj *obj =
+        inflight_take(&c->sup->inflight, host[i], !peek, &r.base,
+                      &r.inheriting);
     cloudabi_fd_t fd;
-    if (rights_for_host_fd(host[i], &r) != 0 ||
-        (obj = hostobj_new(host[i], r.type)) == NULL) {
-      if (obj == NULL)
-        close(host[i]);
-      continue; /* a type CloudABI cannot name: dropped */
+    if (obj != NULL) {
+      close(host[i]); /* a duplicate of obj->fd */
+    } else {
+      if (rights_for_host_fd(host[i], &r) != 0 ||
+          (obj = hostobj_new(host[i], r.type)) == NULL) {
+        if (obj == NULL)
+          close(host[i]);
+        continue; /* a type CloudABI cannot name: dropped */
+      }
+      hostio_prepare(obj);
     }
-    hostio_prepare(obj);
     if (captab_insert(&c->proc->fds, obj, r.base & inheriting,
                       r.inheriting & inheriting, &fd) == 0)
       out[kept++] = fd;
@@ -91,12 +100,14 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
   struct msghdr m = {
       .msg_iov = &sink.buf,
       .msg_iovlen = 1,
-      .msg_control = in.ri_fds_len > 0 ? ctl.buf : NULL,
-      .msg_controllen =
-          in.ri_fds_len > 0 ? CMSG_SPACE(in.ri_fds_len * sizeof(int)) : 0,
+      /* Room for all: descriptors beyond ri_fds_len are closed here,
+       * not by the kernel, so that their in-flight records go too. */
+      .msg_control = ctl.buf,
+      .msg_controllen = sizeof(ctl.buf),
   };
   int flags = MSG_DONTWAIT | MSG_CMSG_CLOEXEC;
-  if ((in.ri_flags & CLOUDABI_SOCK_RECV_PEEK) != 0)
+  bool peek = (in.ri_flags & CLOUDABI_SOCK_RECV_PEEK) != 0;
+  if (peek)
     flags |= MSG_PEEK;
   ssize_t n = recvmsg(cap->obj->fd, &m, flags);
   if (n < 0 && errno == EAGAIN)
@@ -118,13 +129,18 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
       if (nhost < in.ri_fds_len) {
         host[nhost++] = fd;
       } else {
+        cloudabi_rights_t b, inh;
+        struct hostobj *o = inflight_take(&c->sup->inflight, fd, !peek, &b,
+                                          &inh);
+        if (o != NULL)
+          hostobj_unref(o);
         close(fd);
         m.msg_flags |= MSG_CTRUNC;
       }
     }
   }
   cloudabi_fd_t guest[MAX_PASSED_FDS];
-  size_t kept = adopt_fds(c, host, nhost, cap->inheriting, guest);
+  size_t kept = adopt_fds(c, host, nhost, peek, cap->inheriting, guest);
 
   cloudabi_recv_out_t out;
   memset(&out, 0, sizeof(out));
@@ -168,12 +184,14 @@ cloudabi_errno_t handle_sock_send(struct call *c) {
       return e;
   }
   int host[MAX_PASSED_FDS];
+  struct capability *caps[MAX_PASSED_FDS];
   for (size_t i = 0; i < in.si_fds_len; i++) {
-    struct capability *fcap;
-    e = captab_get(&c->proc->fds, guest[i], 0, &fcap);
+    e = captab_get(&c->proc->fds, guest[i], 0, &caps[i]);
     if (e != 0)
       return e;
-    host[i] = fcap->obj->fd;
+    if (caps[i]->obj->fd < 0)
+      return CLOUDABI_EBADF; /* a process descriptor has no host file */
+    host[i] = caps[i]->obj->fd;
   }
 
   struct call sub = *c;
@@ -199,11 +217,23 @@ cloudabi_errno_t handle_sock_send(struct call *c) {
     h->cmsg_len = CMSG_LEN(in.si_fds_len * sizeof(int));
     memcpy(CMSG_DATA(h), host, in.si_fds_len * sizeof(int));
   }
+  /* The receiving end is ours: carry the rights along (inflight.h). */
+  size_t recorded = 0;
+  if (in.si_fds_len > 0 &&
+      inflight_peer_is_self(&c->sup->inflight, cap->obj->fd)) {
+    e = inflight_push(&c->sup->inflight, caps, in.si_fds_len);
+    if (e != 0)
+      return e;
+    recorded = in.si_fds_len;
+  }
   ssize_t n = sendmsg(cap->obj->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (n < 0 && errno == EAGAIN)
+  int err = errno;
+  if (n < 0)
+    inflight_drop_newest(&c->sup->inflight, recorded);
+  if (n < 0 && err == EAGAIN)
     return sup_wait_for(c, cap->obj, EPOLLOUT);
   if (n < 0)
-    return errno_from_host(errno);
+    return errno_from_host(err);
   cloudabi_send_out_t out = {(size_t)n};
   return gmem_write(c, c->args[2], &out, sizeof(out));
 }

@@ -119,6 +119,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     msg(s, "the embedded vDSO lacks its copy routine symbols");
     return -1;
   }
+  inflight_init(&s->inflight);
   s->notif = calloc(1, s->notif_size);
   s->scratch = malloc(GUESTMEM_MAX_IO);
   if (s->notif == NULL || s->scratch == NULL) {
@@ -188,6 +189,7 @@ static void teardown(struct sup *s) {
   while (s->procs != NULL)
     procs_free(s, s->procs);
   tasks_free(&s->threads);
+  inflight_free(&s->inflight);
   filter_free(&s->filter);
   if (s->epfd >= 0)
     close(s->epfd);

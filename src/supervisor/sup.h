@@ -16,6 +16,7 @@
 
 #include "call.h"
 #include "host/captab.h"
+#include "host/inflight.h"
 #include "config/launch.h"
 #include "loader/filter.h"
 #include "tracer.h"
@@ -101,6 +102,7 @@ struct sup {
   struct call *dead;   /* unparked calls, freed after the current round */
   unsigned nparked;
   uint64_t park_serial; /* the last parked call's handle, less EV_PARKED */
+  struct inflight inflight; /* descriptors passed between guests */
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
   struct tracer *trace; /* NULL unless --trace */
