@@ -74,6 +74,27 @@ static void test_truncation_and_peek(void) {
   RT_EXPECT(cloudabi_sys_fd_close(got[0]), 0);
 }
 
+/* No room for descriptors at all: they are discarded, and that is no
+ * truncation (FreeBSD; issue 13.6). */
+static void test_no_room(void) {
+  size_t sent;
+  cloudabi_fd_t pass[2] = {file, file};
+  RT_EXPECT(send_msg(tx, "ab", pass, 2, &sent), 0);
+  RT_EXPECT(send_msg(tx, "c", NULL, 0, &sent), 0);
+  char buf[4];
+  cloudabi_iovec_t iov = {buf, sizeof(buf)};
+  cloudabi_recv_in_t in = {&iov, 1, NULL, 0, 0};
+  cloudabi_recv_out_t o;
+  RT_EXPECT(cloudabi_sys_sock_recv(rx, &in, &o), 0);
+  RT_CHECK(o.ro_datalen == 2 && o.ro_fdslen == 0 && o.ro_flags == 0);
+  cloudabi_fd_t got[2];
+  in.ri_fds = got;
+  in.ri_fds_len = 2;
+  RT_EXPECT(cloudabi_sys_sock_recv(rx, &in, &o), 0);
+  RT_CHECK(o.ro_datalen == 1 && buf[0] == 'c');
+  RT_CHECK(o.ro_fdslen == 0 && o.ro_flags == 0);
+}
+
 static void test_errors(void) {
   size_t sent;
   cloudabi_fd_t bad[1] = {777};
@@ -114,6 +135,7 @@ void program_main(const argdata_t *ad) {
   file = rt_map_fd(ad, "file");
   test_data_and_fds();
   test_truncation_and_peek();
+  test_no_room();
   test_errors();
   rt_printf(out, "sock: %u checks passed\n", rt_checks_passed);
 }
