@@ -89,7 +89,11 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
       char probe;
       ssize_t r = recv(cap->obj->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
       if (r != 0 && !(r < 0 && errno != EAGAIN))
-        return sup_wait_for(c, cap->obj, EPOLLIN);
+        /* Part of it is there already, so the socket is readable: only
+         * more data (or the peer's end) is progress, an edge. */
+        return sup_wait_for(c, cap->obj,
+                            avail > 0 ? EPOLLIN | EPOLLRDHUP | EPOLLET
+                                      : EPOLLIN);
     }
   }
 

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/kcmp.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -51,20 +53,40 @@ static void unlink_parked(struct sup *s, struct call *p) {
   }
 }
 
+static bool same_file(int a, int b) {
+  pid_t self = getpid();
+  return syscall(SYS_kcmp, self, self, KCMP_FILE, a, b) == 0;
+}
+
 bool sup_park_fd(struct call *c, int fd, uint32_t events) {
   struct sup *s = c->sup;
   bool first = !c->parked;
   struct call *p = park_copy(c);
   if (p == NULL)
     return false;
+  /* The call waits on another object than last time (fd_replace, or a
+   * close and a reuse of the number, while it was parked): the old one,
+   * perhaps ready, would wake it for nothing, again and again. */
+  if (p->wait_fd >= 0 && !same_file(p->wait_fd, fd)) {
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, p->wait_fd, NULL);
+    close(p->wait_fd);
+    p->wait_fd = -1;
+  }
+  bool registered = p->wait_fd >= 0;
+  /* Edge-triggered and registered: it fires again only for news (more
+   * data), while a MOD would report the readiness it already had. */
+  if (registered && (events & EPOLLET) != 0 && p->wait_events == events)
+    return true;
   /* A descriptor of our own, so that any number of calls can wait on the
    * same host object in one epoll set. */
-  if (p->wait_fd < 0)
+  if (!registered)
     p->wait_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  struct epoll_event ev = {.events = events | EPOLLONESHOT, .data.u64 = p->handle};
+  struct epoll_event ev = {
+      .events = (events & EPOLLET) != 0 ? events : events | EPOLLONESHOT,
+      .data.u64 = p->handle};
   if (p->wait_fd < 0 ||
-      (epoll_ctl(s->epfd, EPOLL_CTL_MOD, p->wait_fd, &ev) != 0 &&
-       epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->wait_fd, &ev) != 0)) {
+      epoll_ctl(s->epfd, registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+                p->wait_fd, &ev) != 0) {
     if (first) {
       /* Leave no trace: the handler answers the call itself. */
       unlink_parked(s, p);

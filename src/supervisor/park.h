@@ -10,8 +10,11 @@
 
 /* Parking: the handler returns CALL_PARKED after one of these.  The call is
  * copied; the handler runs again when fd is ready (events as for epoll) or
- * the deadline passes.  Returns false if the call could not be parked (the
- * handler should then fail it with ENOMEM). */
+ * the deadline passes.  Each park waits on the file fd names now (not the
+ * one of an earlier park).  With EPOLLET in events the call waits for news
+ * (an edge), and parking again for the same events keeps waiting for the
+ * next one.  Returns false if the call could not be parked (the handler
+ * should then fail it with ENOMEM). */
 bool sup_park_fd(struct call *c, int fd, uint32_t events);
 
 /* A descriptor to wait on and its epoll events (EPOLLIN, EPOLLOUT, ...). */
