@@ -356,9 +356,11 @@ static cloudabi_errno_t poll_answer(struct call *c, struct poll_set *set) {
       return CLOUDABI_ENOMEM;
     uint64_t deadline;
     size_t nfds = poll_set_waits(set, fds, &deadline);
-    bool parked = sup_park_fds(c, fds, nfds, deadline);
+    /* The set is what a parked poll holds (against the budget). */
+    c->cost = sizeof(*set) + set->n * sizeof(set->sub[0]);
+    cloudabi_errno_t e = sup_park_fds(c, fds, nfds, deadline);
     free(fds);
-    return parked ? CALL_PARKED : CLOUDABI_ENOMEM;
+    return e == 0 ? CALL_PARKED : e;
   }
   cloudabi_errno_t e = gmem_write(c, c->args[1], events, k * sizeof(*events));
   if (e == 0)

@@ -21,6 +21,8 @@ struct gproc;
 /* ... meaning "no answer ever": the calling thread is being killed. */
 #define CALL_ABANDONED ((cloudabi_errno_t)0xfffe)
 
+struct park_obj;
+
 struct call {
   struct sup *sup;
   struct gproc *proc;
@@ -35,9 +37,13 @@ struct call {
   bool parked; /* a heap copy on the supervisor's parked list */
   bool dead;   /* answered or abandoned; freed at the end of the round */
   struct call *next;
-  int wait_fd;
+  int wait_fd;     /* a descriptor of its own (poll, edge waits), or -1 */
+  struct park_obj *wait_obj; /* or the shared wait of one host object */
+  struct call *next_waiter;  /* on wait_obj's list */
   uint64_t handle; /* its epoll data: a number looked up, never a pointer */
   uint32_t wait_events;
+  unsigned wait_regs; /* descriptors in wait_fd's private set */
+  size_t cost; /* bytes of state it holds while parked (budget, park.c) */
   uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 for none */
   void *state;            /* handler-owned, freed with the call */
   uint64_t trace_start_ns; /* when a traced call arrived; 0: not traced */

@@ -256,7 +256,7 @@ int sup_run(const struct sup_options *opts, int prog_fd,
       } else if (ev == EV_SIGNAL)
         interrupt_handle(&s);
       else if (ev >= EV_PARKED)
-        park_event(&s, ev);
+        park_event(&s, ev, evs[i].events);
     }
     if (!s.main_done)
       park_expire(&s);

@@ -16,7 +16,10 @@
  *              other threads' calls, a second proc_exec included, are
  *              dropped: they die with it.
  *   exited     its last thread was reaped; kept only while still forked
- *              (unclaimed), freed when claimed or when the parent goes.
+ *              (unclaimed), freed when claimed or when the parent goes,
+ *              or, beyond SUP_MAX_UNCLAIMED such records, the oldest is
+ *              freed (its claim then fails as for no child, EAGAIN).
+ *              Exited records do not count against SUP_MAX_PROCS.
  * Every transition checks the state it leaves, so that a raw clone
  * claimed late, an exec before the claim, or two execs at once cannot
  * reach a record in the wrong state.
@@ -87,6 +90,7 @@ void procs_free(struct sup *s, struct gproc *p) {
         continue;
       q->parent = NULL;
       if (q->exited) {
+        s->nunclaimed--;
         procs_free(s, q);
         again = true;
         break;
@@ -109,6 +113,21 @@ void procs_exited(struct sup *s, struct gproc *p) {
    * the exit status, until it does. */
   release(s, p);
   p->exited = true;
+  if (++s->nunclaimed <= SUP_MAX_UNCLAIMED)
+    return;
+  /* The list is newest first: the last such record is the oldest. */
+  struct gproc *oldest = NULL;
+  for (struct gproc *q = s->procs; q != NULL; q = q->next)
+    if (q->exited && q->parent != NULL)
+      oldest = q;
+  oldest->parent = NULL;
+  s->nunclaimed--;
+  procs_free(s, oldest);
+}
+
+/* Processes that count against SUP_MAX_PROCS: all but the exited. */
+static unsigned live_procs(const struct sup *s) {
+  return s->nprocs - s->nunclaimed;
 }
 
 struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
@@ -118,7 +137,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
                              .argdata_len = argdata_len,
                              .trace_local = s->opts->local_vdso};
   struct spawned sp;
-  if (s->nprocs >= SUP_MAX_PROCS) {
+  if (live_procs(s) >= SUP_MAX_PROCS) {
     snprintf(why, why_size, "too many processes");
     captab_free(fds);
     return NULL;
@@ -159,7 +178,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
 
 void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
   struct gproc *p = NULL;
-  if (parent != NULL && s->nprocs < SUP_MAX_PROCS) {
+  if (parent != NULL && live_procs(s) < SUP_MAX_PROCS) {
     struct procinfo *info = procinfo_new(child, pidfd_of(child));
     if (info != NULL) {
       parent->listener->refcount++;
@@ -214,8 +233,10 @@ struct gproc *procs_child_of(struct sup *s, struct gproc *parent, pid_t child) {
 
 void procs_claimed(struct sup *s, struct gproc *child) {
   child->parent = NULL;
-  if (child->exited)
+  if (child->exited) {
+    s->nunclaimed--;
     procs_free(s, child); /* its record was kept only for this */
+  }
 }
 
 void procs_take_over(struct sup *s, struct gproc *old, struct gproc *np) {

@@ -88,6 +88,9 @@ struct sup {
 /* Threads per process (counting the first), beyond which it is killed. */
 #define SUP_MAX_THREADS 1024
   unsigned nprocs, next_number;
+/* Exited children whose parent has not claimed them, kept for the claim. */
+#define SUP_MAX_UNCLAIMED 32
+  unsigned nunclaimed;
   struct filter_prog filter;
   bool reap_pending; /* wait statuses to collect without a SIGCHLD */
   size_t notif_size, resp_size;
@@ -102,6 +105,10 @@ struct sup {
   struct call *dead;   /* unparked calls, freed after the current round */
   unsigned nparked;
   uint64_t park_serial; /* the last parked call's handle, less EV_PARKED */
+  struct park_obj *park_objs; /* host objects parked calls wait on */
+  /* What parked calls hold, against the budgets in park.h. */
+  size_t parked_bytes;
+  unsigned park_fds, park_regs;
   struct inflight inflight; /* descriptors passed between guests */
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
