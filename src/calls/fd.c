@@ -10,6 +10,7 @@
 #include "host/hostio.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
+#include "sock.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name
@@ -26,6 +27,8 @@ cloudabi_errno_t handle_fd_write(struct call *c) {
     return sup_wait_for(c, obj, EPOLLOUT);
   if (n < 0)
     return errno_from_host((int)-n);
+  if (obj->is_socket)
+    sock_sent(obj, (size_t)n);
   c->result = (uint64_t)n;
   return 0;
 }
@@ -37,7 +40,8 @@ cloudabi_errno_t handle_fd_read(struct call *c) {
   cloudabi_errno_t e = gmem_sink_open(c, 1, 3, &sink);
   if (e != 0)
     return e;
-  ssize_t n = hostio_readv(obj, &sink.buf, 1);
+  ssize_t n = obj->is_socket ? sock_read(c, obj, &sink.buf)
+                             : hostio_readv(obj, &sink.buf, 1);
   if (n == -EAGAIN)
     return sup_wait_for(c, obj, EPOLLIN);
   if (n < 0)

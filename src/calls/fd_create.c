@@ -17,7 +17,7 @@
  * type's maximum rights.  Consumes hostfd. */
 static cloudabi_errno_t insert_new(struct call *c, int hostfd,
                                    cloudabi_filetype_t type, bool is_socket,
-                                   cloudabi_fd_t *gfd) {
+                                   cloudabi_fd_t *gfd, struct hostobj **made) {
   struct hostobj *obj = hostobj_new(hostfd, type);
   if (obj == NULL)
     return CLOUDABI_ENOMEM;
@@ -26,6 +26,8 @@ static cloudabi_errno_t insert_new(struct call *c, int hostfd,
   cloudabi_rights_t base, inheriting;
   rights_max_for_type(type, false, &base, &inheriting);
   cloudabi_errno_t e = captab_insert(&c->proc->fds, obj, base, inheriting, gfd);
+  if (made != NULL)
+    *made = obj; /* the table's reference keeps it */
   hostobj_unref(obj);
   return e;
 }
@@ -38,7 +40,7 @@ cloudabi_errno_t handle_fd_create1(struct call *c) {
     return errno_from_host(errno);
   cloudabi_fd_t gfd;
   cloudabi_errno_t e =
-      insert_new(c, fd, CLOUDABI_FILETYPE_SHARED_MEMORY, false, &gfd);
+      insert_new(c, fd, CLOUDABI_FILETYPE_SHARED_MEMORY, false, &gfd, NULL);
   if (e == 0)
     c->result = gfd;
   return e;
@@ -58,14 +60,20 @@ cloudabi_errno_t handle_fd_create2(struct call *c) {
   if (socketpair(AF_UNIX, sotype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
     return errno_from_host(errno);
   cloudabi_fd_t fd1, fd2;
-  cloudabi_errno_t e = insert_new(c, sv[0], type, true, &fd1);
+  struct hostobj *end1, *end2;
+  cloudabi_errno_t e = insert_new(c, sv[0], type, true, &fd1, &end1);
   if (e != 0) {
     close(sv[1]);
     return e;
   }
-  if ((e = insert_new(c, sv[1], type, true, &fd2)) != 0) {
+  if ((e = insert_new(c, sv[1], type, true, &fd2, &end2)) != 0) {
     captab_close(&c->proc->fds, fd1);
     return e;
+  }
+  /* Each end knows the other, for the message boundaries of sock.c. */
+  if (type == CLOUDABI_FILETYPE_SOCKET_STREAM) {
+    end1->peer = end2;
+    end2->peer = end1;
   }
   /* The vDSO stores the low half in *fd1 and the high half in *fd2. */
   c->result = (uint64_t)fd1 | (uint64_t)fd2 << 32;

@@ -21,6 +21,7 @@
 #include "host/rights.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
+#include "sock.h"
 #include "syscall_table.h"
 
 /* Linux's limit on descriptors in one SCM_RIGHTS message. */
@@ -53,6 +54,59 @@ static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
     hostobj_unref(obj);
   }
   return kept;
+}
+
+/* Descriptors of a message nobody takes: closed, and their in-flight
+ * records with them. */
+static void drop_fds(struct call *c, const struct msghdr *m, bool peek) {
+  for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h != NULL;
+       h = CMSG_NXTHDR((struct msghdr *)m, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+      continue;
+    size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < k; i++) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+      cloudabi_rights_t b, inh;
+      struct hostobj *o = inflight_take(&c->sup->inflight, fd, !peek, &b,
+                                        &inh);
+      if (o != NULL)
+        hostobj_unref(o);
+      close(fd);
+    }
+  }
+}
+
+/* recvmsg for a guest: a stream read ends where a message with
+ * descriptors begins (FreeBSD), which sockmarks.h knows between guests. */
+static ssize_t recv_guest(struct hostobj *obj, struct msghdr *m, int flags) {
+  struct iovec *iov = m->msg_iov, whole = iov[0];
+  iov[0].iov_len = sockmarks_limit(&obj->marks, obj->received, whole.iov_len);
+  ssize_t n = recvmsg(obj->fd, m, flags);
+  iov[0] = whole;
+  if (n > 0 && (flags & MSG_PEEK) == 0)
+    obj->received += (uint64_t)n;
+  return n;
+}
+
+ssize_t sock_read(struct call *c, struct hostobj *obj, struct iovec *buf) {
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
+  } ctl;
+  struct msghdr m = {.msg_iov = buf,
+                     .msg_iovlen = 1,
+                     .msg_control = ctl.buf,
+                     .msg_controllen = sizeof(ctl.buf)};
+  ssize_t n = recv_guest(obj, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (n < 0)
+    return -errno;
+  drop_fds(c, &m, false);
+  return n;
+}
+
+void sock_sent(struct hostobj *obj, size_t n) {
+  obj->sent += n;
 }
 
 cloudabi_errno_t handle_sock_recv(struct call *c) {
@@ -113,7 +167,7 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
   bool peek = (in.ri_flags & CLOUDABI_SOCK_RECV_PEEK) != 0;
   if (peek)
     flags |= MSG_PEEK;
-  ssize_t n = recvmsg(cap->obj->fd, &m, flags);
+  ssize_t n = recv_guest(cap->obj, &m, flags);
   if (n < 0 && errno == EAGAIN)
     return sup_wait_for(c, cap->obj, EPOLLIN);
   if (n < 0)
@@ -233,10 +287,20 @@ cloudabi_errno_t handle_sock_send(struct call *c) {
       return e;
     recorded = in.si_fds_len;
   }
+  /* Where this message begins in what the other end receives. */
+  struct hostobj *peer = cap->obj->peer;
+  bool marked = in.si_fds_len > 0 && peer != NULL &&
+                sockmarks_push(&peer->marks, cap->obj->sent);
   ssize_t n = sendmsg(cap->obj->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
   int err = errno;
-  if (n < 0)
+  /* A stream carries no descriptors without a byte of data. */
+  if (n <= 0) {
     inflight_drop_newest(&c->sup->inflight, recorded);
+    if (marked)
+      sockmarks_pop_newest(&peer->marks);
+  } else {
+    sock_sent(cap->obj, (size_t)n);
+  }
   if (n < 0 && err == EAGAIN)
     return sup_wait_for(c, cap->obj, EPOLLOUT);
   if (n < 0)

@@ -28,6 +28,9 @@ void hostobj_unref(struct hostobj *obj) {
         syscall(SYS_pidfd_send_signal, obj->proc->pidfd, SIGKILL, NULL, 0);
       procinfo_unref(obj->proc);
     }
+    if (obj->peer != NULL)
+      obj->peer->peer = NULL;
+    sockmarks_free(&obj->marks);
     if (obj->fd >= 0)
       close(obj->fd);
     free(obj);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cloudabi_types.h"
+#include "sockmarks.h"
 
 /*
  * What the supervisor knows of a guest process that process descriptors
@@ -44,6 +45,12 @@ struct hostobj {
    * change with proc_exec); closing the last reference kills the process,
    * as with FreeBSD's process descriptors. */
   struct procinfo *proc;
+  /* One end of a stream pair made here: the other end (NULL once it is
+   * gone), the bytes guests sent and received through this end, and
+   * where messages with descriptors begin in what it receives. */
+  struct hostobj *peer;
+  uint64_t sent, received;
+  struct sockmarks marks;
 };
 
 struct capability {

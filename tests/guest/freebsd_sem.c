@@ -222,6 +222,43 @@ static void test_scalars(const argdata_t *ad) {
         same(date != NULL && strcmp(date, "2001-01-01") == 0), 0);
 }
 
+/* 13.7: a stream read ends where a message with descriptors begins, and
+ * after it, whether the reader takes descriptors or not. */
+static void stream_reads(const char *T, bool by_recv, size_t room) {
+  cloudabi_fd_t a, b;
+  RT_EXPECT(cloudabi_sys_fd_create2(CLOUDABI_FILETYPE_SOCKET_STREAM, &a, &b),
+            0);
+  size_t n;
+  cloudabi_ciovec_t one = {"A", 1}, three = {"DE", 2}, two = {"BC", 2};
+  RT_EXPECT(cloudabi_sys_fd_write(a, &one, 1, &n), 0);
+  cloudabi_fd_t pass[2] = {dir, dir};
+  cloudabi_send_in_t sin = {&two, 1, pass, 2, 0};
+  cloudabi_send_out_t sout;
+  RT_EXPECT(cloudabi_sys_sock_send(a, &sin, &sout), 0);
+  RT_EXPECT(cloudabi_sys_fd_write(a, &three, 1, &n), 0);
+  static const char *const want[3] = {"A", "BC", "DE"};
+  for (int i = 0; i < 3; i++) {
+    char buf[1024];
+    cloudabi_iovec_t iov = {buf, sizeof(buf)};
+    size_t got = 0;
+    if (by_recv) {
+      cloudabi_fd_t fds[2] = {99, 99};
+      cloudabi_recv_in_t rin = {&iov, 1, fds, room, 0};
+      cloudabi_recv_out_t rout;
+      RT_EXPECT(cloudabi_sys_sock_recv(b, &rin, &rout), 0);
+      got = rout.ro_datalen;
+      for (size_t k = 0; k < rout.ro_fdslen; k++)
+        RT_EXPECT(cloudabi_sys_fd_close(fds[k]), 0);
+    } else {
+      RT_EXPECT(cloudabi_sys_fd_read(b, &iov, 1, &got), 0);
+    }
+    bool same = got == strlen(want[i]) && memcmp(buf, want[i], got) == 0;
+    check(T, want[i], same ? 0 : WRONG_RESULT, 0);
+  }
+  RT_EXPECT(cloudabi_sys_fd_close(a), 0);
+  RT_EXPECT(cloudabi_sys_fd_close(b), 0);
+}
+
 void program_main(const argdata_t *ad) {
   rt_log_fd = rt_map_fd(ad, "out");
   dir = rt_map_fd(ad, "dir");
@@ -231,5 +268,8 @@ void program_main(const argdata_t *ad) {
   test_exec_write_only();
   test_dsync(rt_map_fd(ad, "syncdir"), rt_map_fd(ad, "nodsync"));
   test_scalars(ad);
+  stream_reads("stream fd_read", false, 0);
+  stream_reads("stream sock_recv, no room", true, 0);
+  stream_reads("stream sock_recv, room", true, 2);
   check_done("freebsd_sem");
 }
