@@ -27,5 +27,19 @@ if [ "$status" -ne 124 ]; then
   echo "FAIL: minimal: status $status (want 124: still running), stderr: $(cat "$tmp/err")"
   fail=1
 fi
+# The same program through proc_exec, as upstream's test runs it.
+if [ -n "${EXEC_MINIMAL:-}" ]; then
+  cat >"$tmp/exec.yaml" <<YAML
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+out: !fd stdout
+prog: !file {path: $tmp/minimal}
+YAML
+  got=$(timeout 20 "$RUN" "$EXEC_MINIMAL" "$tmp/exec.yaml" 2>"$tmp/err")
+  if [ "$got" != "minimal: keeps running" ]; then
+    echo "FAIL: proc_exec of minimal: '$got', stderr: $(cat "$tmp/err")"
+    fail=1
+  fi
+fi
 [ "$fail" -eq 0 ] && echo "elf files: as expected"
 exit "$fail"
