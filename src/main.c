@@ -86,7 +86,8 @@ int main(int argc, char **argv) {
   } else if (e == 0) {
     struct sup_options so = {.program_name = o.program,
                              .dispatch = dispatch,
-                             .local_vdso = o.trace.local};
+                             .local_vdso = o.trace.local,
+                             .limits = o.limits};
     if (o.trace.enabled) {
       so.trace_hooks = &trace_hooks;
       so.tracer = trace_open(&o.trace, why, sizeof(why));

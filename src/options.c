@@ -1,5 +1,6 @@
 /* cloudabi-run's command line; see options.h. */
 #include "options.h"
+#include "limit_options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +40,20 @@ static void usage(FILE *f) {
              "line\n"
              "  --trace-strsize=N   bytes of each string shown (default 32)\n"
              "                      (any --trace-* option turns tracing on)\n"
+             "  --memory-limit=SIZE address space of each process (K, M, G)\n"
+             "  --cpu-limit=SECONDS CPU time of each process\n"
+             "  --time-limit=SECONDS\n"
+             "                      wall-clock time of the run (exit 124)\n"
+             "  --process-limit=N   processes at once (default and most 128)\n"
+             "  --thread-limit=N    threads per process (default and most "
+             "1024)\n"
+             "  --fd-limit=N        descriptors per process (default and "
+             "most 65536)\n"
+             "  --file-size-limit=SIZE\n"
+             "                      the size a write may make a file "
+             "(EFBIG)\n"
+             "  --disk-limit=SIZE   bytes all writes may add to files "
+             "(ENOSPC)\n"
              "  -h, --help          show this help\n"
              "      --version       show the version\n");
 }
@@ -54,6 +69,7 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     OPT_TRACE_FAILED,
     OPT_TRACE_TIMESTAMPS,
     OPT_TRACE_STRSIZE,
+    OPT_LIMIT,
   };
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'},
@@ -66,18 +82,38 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       {"trace-time", no_argument, NULL, 'T'},
       {"trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS},
       {"trace-strsize", required_argument, NULL, OPT_TRACE_STRSIZE},
+      {"memory-limit", required_argument, NULL, OPT_LIMIT},
+      {"cpu-limit", required_argument, NULL, OPT_LIMIT},
+      {"time-limit", required_argument, NULL, OPT_LIMIT},
+      {"process-limit", required_argument, NULL, OPT_LIMIT},
+      {"thread-limit", required_argument, NULL, OPT_LIMIT},
+      {"fd-limit", required_argument, NULL, OPT_LIMIT},
+      {"file-size-limit", required_argument, NULL, OPT_LIMIT},
+      {"disk-limit", required_argument, NULL, OPT_LIMIT},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof(*o));
   o->plan_format = PLAN_TEXT;
   trace_options_init(&o->trace);
+  run_limits_default(&o->limits);
   char why[256];
   /* Keep getopt quiet: its messages would not say where they come from. */
   opterr = 0;
   optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "+hT", longopts, NULL)) != -1) {
+  int c, index = 0;
+  while ((c = getopt_long(argc, argv, "+hT", longopts, &index)) != -1) {
     switch (c) {
+    case OPT_LIMIT: {
+      /* "memory-limit" names the limit "memory". */
+      char name[32];
+      size_t len = strlen(longopts[index].name) - strlen("-limit");
+      snprintf(name, sizeof(name), "%.*s", (int)len, longopts[index].name);
+      if (!limit_option(name, optarg, &o->limits, why, sizeof(why))) {
+        fprintf(err, "cloudabi-run: %s\n", why);
+        return OPTIONS_USAGE;
+      }
+      break;
+    }
     case 'h':
       usage(out);
       return OPTIONS_EXIT;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "supervisor/limits.h"
 #include "trace/trace.h"
 
 struct options {
@@ -14,6 +15,7 @@ struct options {
   bool plan;          /* --plan: print the plan and exit */
   enum plan_format plan_format;
   struct trace_options trace; /* --trace and friends */
+  struct run_limits limits;   /* --memory-limit and friends */
 };
 
 enum options_result {

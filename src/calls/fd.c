@@ -10,6 +10,7 @@
 #include "host/hostio.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
+#include "file_limits.h"
 #include "sock.h"
 #include "syscall_table.h"
 
@@ -22,7 +23,11 @@ cloudabi_errno_t handle_fd_write(struct call *c) {
   cloudabi_errno_t e = gmem_source(c, 1, 3, &data);
   if (e != 0)
     return e;
+  struct file_growth g;
+  if ((e = file_may_write(c, obj, -1, &data.iov_len, &g)) != 0)
+    return e;
   ssize_t n = hostio_writev(obj, &data, 1);
+  file_grown(c, obj, &g);
   if (n == -EAGAIN)
     return sup_wait_for(c, obj, EPOLLOUT);
   if (n < 0)

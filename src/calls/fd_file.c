@@ -13,6 +13,7 @@
 #include "supervisor/guestmem.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
+#include "file_limits.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name
@@ -54,7 +55,11 @@ cloudabi_errno_t handle_fd_pwrite(struct call *c) {
   struct iovec data;
   if ((e = gmem_source(c, 1, 4, &data)) != 0)
     return e;
+  struct file_growth g;
+  if ((e = file_may_write(c, obj, offset, &data.iov_len, &g)) != 0)
+    return e;
   ssize_t n = pwrite(obj->fd, data.iov_base, data.iov_len, offset);
+  file_grown(c, obj, &g);
   if (n < 0 && errno == EAGAIN)
     return sup_wait_for(c, obj, EPOLLOUT);
   if (n < 0)
@@ -153,7 +158,14 @@ cloudabi_errno_t handle_file_allocate(struct call *c) {
    * supervisor busy for as long as it likes.  Such file systems answer
    * ENOTSUP.
    */
-  if (fallocate(c->cap[0]->obj->fd, 0, offset, len) != 0)
-    return errno_from_host(errno);
-  return 0;
+  struct hostobj *obj = c->cap[0]->obj;
+  struct file_growth g;
+  if ((uint64_t)offset + (uint64_t)len > (uint64_t)INT64_MAX)
+    return CLOUDABI_EFBIG;
+  if ((e = file_may_grow_to(c, obj, (uint64_t)(offset + len), &g)) != 0)
+    return e;
+  int r = fallocate(obj->fd, 0, offset, len);
+  int err = errno;
+  file_grown(c, obj, &g);
+  return r == 0 ? 0 : errno_from_host(err);
 }

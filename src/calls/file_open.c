@@ -138,6 +138,7 @@ cloudabi_errno_t handle_file_open(struct call *c) {
   if (obj == NULL)
     return CLOUDABI_ENOMEM;
   obj->flags = fds.fs_flags;
+  obj->by_path = true;
   /* Opened O_NONBLOCK: pipes and devices never block the supervisor. */
   obj->host_nonblocking = true;
   cloudabi_fd_t gfd;

@@ -10,6 +10,7 @@
 #include "supervisor/guestmem.h"
 #include "path.h"
 #include "supervisor/sup.h"
+#include "file_limits.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name
@@ -43,9 +44,13 @@ cloudabi_errno_t handle_file_stat_fput(struct call *c) {
       return e;
     if (fs.st_size > (cloudabi_filesize_t)INT64_MAX)
       return CLOUDABI_EFBIG;
-    if (ftruncate(cap->obj->fd, (off_t)fs.st_size) != 0)
-      return errno_from_host(errno);
-    return 0;
+    struct file_growth g;
+    if ((e = file_may_grow_to(c, cap->obj, fs.st_size, &g)) != 0)
+      return e;
+    int r = ftruncate(cap->obj->fd, (off_t)fs.st_size);
+    int err = errno;
+    file_grown(c, cap->obj, &g);
+    return r == 0 ? 0 : errno_from_host(err);
   }
   if ((flags & FILESTAT_TIME_FLAGS) == 0 || (flags & ~FILESTAT_TIME_FLAGS) != 0)
     return CLOUDABI_EINVAL;

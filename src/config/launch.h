@@ -29,6 +29,9 @@ struct launch_config {
   /* Map the tracing vDSO, which reports the calls it performs itself
    * (cloudabi-run --trace=...,local); set by the supervisor. */
   bool trace_local;
+  /* rlimits of the new process (0: none), before the loader runs:
+   * RLIMIT_AS bytes and RLIMIT_CPU seconds (--memory-limit, --cpu-limit). */
+  uint64_t limit_as, limit_cpu;
 };
 
 /* Closes every descriptor and frees the buffers; safe on a zeroed struct. */

@@ -79,6 +79,7 @@ void procinfo_ended(struct procinfo *info, int status) {
 void captab_init(struct captab *t) {
   t->slots = NULL;
   t->size = t->count = 0;
+  t->limit = 0;
 }
 
 void captab_free(struct captab *t) {
@@ -130,6 +131,8 @@ cloudabi_errno_t captab_insert(struct captab *t, struct hostobj *obj,
                                cloudabi_rights_t base,
                                cloudabi_rights_t inheriting,
                                cloudabi_fd_t *fd) {
+  if (t->limit != 0 && t->count >= t->limit)
+    return CLOUDABI_EMFILE;
   uint32_t i = 0;
   if (t->count < t->size) {
     while (t->slots[i].obj != NULL)
@@ -176,5 +179,6 @@ cloudabi_errno_t captab_clone(const struct captab *from, struct captab *to) {
       hostobj_ref(to->slots[i].obj);
   }
   to->count = from->count;
+  to->limit = from->limit;
   return 0;
 }

@@ -41,6 +41,10 @@ struct hostobj {
   cloudabi_fdflags_t flags;
   bool is_socket;        /* non-blocking I/O by MSG_DONTWAIT */
   bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
+  /* A file by path (file_open, a config !file): what writes add counts
+   * against --file-size-limit and --disk-limit (not cloudabi-run's own
+   * standard streams a config hands on with !fd). */
+  bool by_path;
   /* PROCESS descriptors: fd is -1, the process is proc (its pidfd can
    * change with proc_exec); closing the last reference kills the process,
    * as with FreeBSD's process descriptors. */
@@ -62,6 +66,7 @@ struct captab {
   struct capability *slots;
   uint32_t size;  /* allocated slots */
   uint32_t count; /* used slots */
+  uint32_t limit; /* at most this many used (--fd-limit); 0: CAPTAB_MAX */
 };
 
 /* The largest descriptor table a guest may have. */

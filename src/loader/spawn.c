@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -123,6 +124,22 @@ static int ioslots_region(void **map) {
   }
   *(uint64_t *)*map = ~0ull; /* all IOSLOT_COUNT (64) slots free */
   return fd;
+}
+
+/* The rlimits of lc on the new process; forks inherit them. */
+static int set_limits(pid_t pid, const struct launch_config *lc) {
+  if (lc->limit_as != 0) {
+    struct rlimit r = {lc->limit_as, lc->limit_as};
+    if (prlimit(pid, RLIMIT_AS, &r, NULL) != 0)
+      return -1;
+  }
+  if (lc->limit_cpu != 0) {
+    /* SIGXCPU at the limit; SIGKILL a second later, should it survive. */
+    struct rlimit r = {lc->limit_cpu, lc->limit_cpu + 1};
+    if (prlimit(pid, RLIMIT_CPU, &r, NULL) != 0)
+      return -1;
+  }
+  return 0;
 }
 
 /* In the forked child: only raw calls, then exec the stub. */
@@ -265,6 +282,12 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
   }
   if (pid == 0)
     child(parent, go[0], block, prog_fd, vdso, sync[1], ioslots, stub);
+  /* The child waits for `go`: its limits are in place before it runs. */
+  if (set_limits(pid, lc) != 0) {
+    fail(why, why_size, "cannot set the program's limits: %s",
+         strerror(errno));
+    goto out;
+  }
   close(go[0]);
   go[0] = -1;
   close(sync[1]);

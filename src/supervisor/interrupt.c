@@ -1,6 +1,7 @@
 /*
  * The supervisor's own signals.  SIGCHLD (ptrace events and exits) and
- * SIGINT, SIGTERM, SIGHUP (to forward to the program) are caught by a
+ * SIGINT, SIGTERM, SIGHUP (to forward to the program) and SIGALRM (the
+ * time limit) are caught by a
  * handler that records them and writes a byte to a pipe in the epoll set
  * (so a wait never misses one), and that, while the supervisor blocks in
  * RECV on the fast path, jumps out of the RECV (so an exit or a ptrace
@@ -53,6 +54,7 @@ int interrupt_setup(struct sup *s) {
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGHUP);
+  sigaddset(&mask, SIGALRM);
   /* SA_NODEFER: on_signal may jump out of itself, leaving the mask as it
    * was; SA_RESTART: other calls it interrupts carry on. */
   struct sigaction sa = {.sa_handler = on_signal,
@@ -67,6 +69,7 @@ int interrupt_setup(struct sup *s) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGALRM, &sa, NULL); /* --time-limit */
   sigprocmask(SIG_UNBLOCK, &mask, NULL);
   /* Writes to closed pipes fail with EPIPE for the guest to see. */
   signal(SIGPIPE, SIG_IGN);
@@ -79,6 +82,7 @@ void interrupt_teardown(void) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
+  signal(SIGALRM, SIG_DFL);
   if (wake_fd >= 0)
     close(wake_fd);
   wake_fd = -1;
@@ -96,7 +100,14 @@ void interrupt_handle(struct sup *s) {
   sig_child = 0;
   int other = sig_other;
   sig_other = 0;
-  if (other != 0 && !s->main_done) {
+  if (other == SIGALRM && !s->main_done) {
+    /* The time limit: every guest process goes, and the report of the
+     * main one's end says why (task_events.c). */
+    s->time_up = true;
+    s->ending = true;
+    for (struct gproc *p = s->procs; p != NULL; p = p->next)
+      kill(p->pid, SIGKILL);
+  } else if (other != 0 && !s->main_done) {
     /* SIGINT, SIGTERM, SIGHUP for us: the program gets it too.  A traced
      * thread waiting in a call we parked only takes the signal when the
      * call returns, so those calls end now, with EINTR that no thread

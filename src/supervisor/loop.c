@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/time.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
@@ -156,6 +157,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
       captab_free(&fds);
       return -1;
     }
+    obj->by_path = lc->fds[i].resolved != NULL;
     hostio_prepare(obj);
     cloudabi_errno_t e =
         captab_insert_at(&fds, (cloudabi_fd_t)i, obj, lc->fds[i].rights.base,
@@ -174,6 +176,12 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     return -1;
   }
   s->main_pid = proc->pid;
+  uint64_t ms = s->opts->limits.time_ms;
+  if (ms != 0) {
+    struct itimerval t = {.it_value = {(time_t)(ms / 1000),
+                                       (suseconds_t)(ms % 1000) * 1000}};
+    setitimer(ITIMER_REAL, &t, NULL);
+  }
   struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_SIGNAL};
   epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev);
   return 0;

@@ -19,7 +19,7 @@
  *              (unclaimed), freed when claimed or when the parent goes,
  *              or, beyond SUP_MAX_UNCLAIMED such records, the oldest is
  *              freed (its claim then fails as for no child, EAGAIN).
- *              Exited records do not count against SUP_MAX_PROCS.
+ *              Exited records do not count against the process limit.
  * Every transition checks the state it leaves, so that a raw clone
  * claimed late, an exec before the claim, or two execs at once cannot
  * reach a record in the wrong state.
@@ -58,6 +58,7 @@ static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
   p->listener = l;
   p->info = info;
   captab_init(&p->fds);
+  p->fds.limit = s->opts->limits.fds;
   p->next = s->procs;
   s->procs = p;
   s->nprocs++;
@@ -125,9 +126,13 @@ void procs_exited(struct sup *s, struct gproc *p) {
   procs_free(s, oldest);
 }
 
-/* Processes that count against SUP_MAX_PROCS: all but the exited. */
+/* Processes that count against the process limit: all but the exited. */
 static unsigned live_procs(const struct sup *s) {
   return s->nprocs - s->nunclaimed;
+}
+
+static unsigned max_procs(const struct sup *s) {
+  return s->opts->limits.processes;
 }
 
 struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
@@ -135,9 +140,11 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
                           size_t why_size) {
   struct launch_config lc = {.argdata = (uint8_t *)argdata,
                              .argdata_len = argdata_len,
-                             .trace_local = s->opts->local_vdso};
+                             .trace_local = s->opts->local_vdso,
+                             .limit_as = s->opts->limits.memory,
+                             .limit_cpu = s->opts->limits.cpu_seconds};
   struct spawned sp;
-  if (live_procs(s) >= SUP_MAX_PROCS) {
+  if (live_procs(s) >= max_procs(s)) {
     snprintf(why, why_size, "too many processes");
     captab_free(fds);
     return NULL;
@@ -171,6 +178,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
     return NULL;
   }
   p->fds = *fds;
+  p->fds.limit = s->opts->limits.fds;
   captab_init(fds);
   p->ioslots = sp.ioslots;
   return p;
@@ -178,7 +186,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
 
 void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
   struct gproc *p = NULL;
-  if (parent != NULL && live_procs(s) < SUP_MAX_PROCS) {
+  if (parent != NULL && live_procs(s) < max_procs(s)) {
     struct procinfo *info = procinfo_new(child, pidfd_of(child));
     if (info != NULL) {
       parent->listener->refcount++;

@@ -17,6 +17,7 @@
 #include "call.h"
 #include "host/captab.h"
 #include "host/inflight.h"
+#include "limits.h"
 #include "config/launch.h"
 #include "loader/filter.h"
 #include "tracer.h"
@@ -72,6 +73,7 @@ struct sup_options {
   bool local_vdso; /* map the tracing vDSO (--trace=local) */
   struct tracer *tracer; /* open, owned by the caller; NULL: no trace */
   const struct sup_trace_hooks *trace_hooks; /* with tracer */
+  struct run_limits limits;
 };
 
 struct sup {
@@ -84,9 +86,6 @@ struct sup {
   unsigned next_listener;
   unsigned nlisteners;
   struct listener *single; /* the only listener, when there is one */
-#define SUP_MAX_PROCS 128
-/* Threads per process (counting the first), beyond which it is killed. */
-#define SUP_MAX_THREADS 1024
   unsigned nprocs, next_number;
 /* Exited children whose parent has not claimed them, kept for the claim. */
 #define SUP_MAX_UNCLAIMED 32
@@ -101,6 +100,8 @@ struct sup {
   /* A terminating signal was forwarded: stops are no longer kept. */
   bool ending;
   int exit_status; /* what cloudabi-run exits with */
+  bool time_up;     /* --time-limit ended the run */
+  uint64_t disk_added; /* bytes writes added to files (--disk-limit) */
   struct call *parked; /* calls waiting, in no particular order */
   struct call *dead;   /* unparked calls, freed after the current round */
   unsigned nparked;

@@ -97,9 +97,18 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
                               proc->killed_for_syscall != 0);
   if (proc->pid == s->main_pid) {
     char name[32];
-    if (proc->killed_for_threads) {
-      msg(s, "program created more than %d threads and was killed",
-          SUP_MAX_THREADS);
+    if (s->time_up) {
+      msg(s, "program exceeded its time limit (%llu ms)",
+          (unsigned long long)s->opts->limits.time_ms);
+      s->exit_status = EXIT_TIME_LIMIT;
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU &&
+               s->opts->limits.cpu_seconds != 0) {
+      msg(s, "program exceeded its CPU time limit (%llu s)",
+          (unsigned long long)s->opts->limits.cpu_seconds);
+      s->exit_status = 128 + SIGXCPU;
+    } else if (proc->killed_for_threads) {
+      msg(s, "program created more than %u threads and was killed",
+          s->opts->limits.threads);
       s->exit_status = 128 + SIGKILL;
     } else if (proc->killed_for_syscall != 0) {
       char sc[32];
@@ -129,7 +138,7 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
     /* A new thread of the same process; it is stopped until we know. */
     if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0) {
       struct gproc *creator = sup_proc_of(s, tid);
-      if (creator != NULL && creator->nthreads >= SUP_MAX_THREADS &&
+      if (creator != NULL && creator->nthreads >= s->opts->limits.threads &&
           !creator->killed_for_threads) {
         /* A thread bomb: a thread cannot be refused after the fact, and
          * killing one kills its process, so the process goes. */

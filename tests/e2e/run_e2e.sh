@@ -10,6 +10,7 @@
 #   --stdin FILE      standard input (default /dev/null)
 #   --stdin-text TEXT standard input is a pipe carrying TEXT
 #   --define K=V      replace @K@ in CONFIG by V
+#   --run-arg ARG     an option for cloudabi-run, before PROGRAM
 # CONFIG may use @TMP@ for a fresh directory, which is also the working
 # directory, and @SRC@ for the source tree's tests/ directory.  A file
 # CONFIG.setup next to CONFIG, if present, is run in @TMP@ first; a file
@@ -18,7 +19,7 @@ set -u
 RUN=$1 PROG=$2 CONFIG=$3
 shift 3
 status=0 stdout_re= stdout_is= stderr_re= stdin=/dev/null have_is=0
-stdin_text= have_text=0 seds=()
+stdin_text= have_text=0 seds=() run_args=()
 while [ $# -gt 0 ]; do
   case $1 in
   --status) status=$2; shift 2 ;;
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
   --stdin) stdin=$2; shift 2 ;;
   --stdin-text) stdin_text=$2; have_text=1; shift 2 ;;
   --define) seds+=(-e "s|@${2%%=*}@|${2#*=}|g"); shift 2 ;;
+  --run-arg) run_args+=("$2"); shift 2 ;;
   *) echo "run_e2e.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -41,10 +43,10 @@ fi
 cd "$TMP" || exit 1
 if [ $have_text -eq 1 ]; then
   printf '%b' "$stdin_text" |
-    timeout -s KILL 60 "$RUN" "$PROG" config.yaml >stdout.txt 2>stderr.txt
+    timeout -s KILL 60 "$RUN" "${run_args[@]}" "$PROG" config.yaml >stdout.txt 2>stderr.txt
   got=${PIPESTATUS[1]}
 else
-  timeout -s KILL 60 "$RUN" "$PROG" config.yaml <"$stdin" >stdout.txt 2>stderr.txt
+  timeout -s KILL 60 "$RUN" "${run_args[@]}" "$PROG" config.yaml <"$stdin" >stdout.txt 2>stderr.txt
   got=$?
 fi
 ok=1
