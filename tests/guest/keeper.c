@@ -7,7 +7,8 @@
  * put an inert descriptor at that number).  It also checks what must keep
  * working: a lend is mappable until the process's next relevant call, and
  * another thread's unrelated call does not take it away from a thread
- * still between the trap and its mmap.  Config: out, dir.
+ * still between the trap and its mmap; and the bound on lends kept at
+ * once.  Config: out, dir.
  */
 #include "check.h"
 #include "rt_thread.h"
@@ -48,7 +49,7 @@ static void expect(const char *row, bool ok, long got) {
     return;
   }
   check_failed++;
-  rt_printf(rt_log_fd, "FAIL %s: raw mmap gave %ld\n", row, got);
+  rt_printf(rt_log_fd, "FAIL %s: got %ld\n", row, got);
 }
 
 static cloudabi_fd_t open_kept(cloudabi_rights_t base) {
@@ -184,6 +185,61 @@ static void thread_gone(void) {
 }
 
 /*
+ * The bound: SUP_MAX_LENDS (64) threads each keep a lend; one more lend
+ * is EMFILE, until those threads are gone and their lends revoked.
+ */
+#define MAX_LENDS 64
+struct crowd {
+  cloudabi_fd_t f;
+  _Atomic int arrived, lent, go;
+  long gfd[MAX_LENDS];
+};
+
+static void *keep_one(void *arg) {
+  struct crowd *c = arg;
+  int i = c->arrived++;
+  c->gfd[i] = lend(c->f);
+  c->lent++;
+  while (c->go == 0)
+    rt_raw_syscall(24 /* sched_yield */, 0, 0, 0, 0, 0, 0);
+  return NULL;
+}
+
+static void bound(void) {
+  static struct crowd c;
+  c.f = open_kept(R(FD_READ) | R(MEM_MAP));
+  rt_thread_t *t[MAX_LENDS];
+  for (int i = 0; i < MAX_LENDS; i++)
+    RT_CHECK(rt_thread_create(&t[i], keep_one, &c) == 0);
+  while (c.lent != MAX_LENDS)
+    rt_raw_syscall(24 /* sched_yield */, 0, 0, 0, 0, 0, 0);
+  bool all = true;
+  for (int i = 0; i < MAX_LENDS; i++)
+    all = all && c.gfd[i] >= 0;
+  expect("bound: 64 lends kept by 64 threads", all, 0);
+  long g = lend(c.f);
+  expect("bound: the 65th lend", g == -(0x800 + CLOUDABI_EMFILE), g);
+  c.go = 1;
+  for (int i = 0; i < MAX_LENDS; i++)
+    rt_thread_join(t[i]);
+  /* Once their exits are known, their lends are revoked at our calls. */
+  void *p = NULL;
+  cloudabi_errno_t e = CLOUDABI_EMFILE;
+  for (int i = 0; i < 2000 && e == CLOUDABI_EMFILE; i++)
+    e = cloudabi_sys_mem_map(NULL, 4096, CLOUDABI_PROT_READ,
+                             CLOUDABI_MAP_PRIVATE, c.f, 0, &p);
+  check("bound", "mem_map once the threads are gone", e, 0);
+  if (e == 0)
+    RT_EXPECT(cloudabi_sys_mem_unmap(p, 4096), 0);
+  fdstat(c.f);
+  all = true;
+  for (int i = 0; i < MAX_LENDS; i++)
+    all = all && (c.gfd[i] < 0 || revoked(raw_map(c.gfd[i])));
+  expect("bound: every kept number revoked", all, 0);
+  RT_EXPECT(cloudabi_sys_fd_close(c.f), 0);
+}
+
+/*
  * Forked children inherit the kept number with the descriptor table; a
  * child's first trapped call revokes it.  The child reports what its raw
  * mmap gave over a socket (its result line is a trapped call too).
@@ -249,6 +305,7 @@ void program_main(const argdata_t *ad) {
   after_next_call();
   threads();
   thread_gone();
+  bound();
   children();
   check_done("keeper");
 }
