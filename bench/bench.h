@@ -45,6 +45,7 @@ enum bench_open_mode {
   BENCH_READ,      /* an existing file, to read at offsets */
   BENCH_CREATE,    /* created or truncated, to write */
   BENCH_DIRECTORY, /* a directory, to list and to open beneath */
+  BENCH_MAP,       /* an existing file, to map for reading */
 };
 
 #ifdef __CloudABI__
@@ -73,6 +74,7 @@ static inline int bench_open(int dir, const char *path,
                                CLOUDABI_RIGHT_FILE_STAT_GET,
                            CLOUDABI_RIGHT_FD_READ | CLOUDABI_RIGHT_FD_WRITE |
                                CLOUDABI_RIGHT_FD_SEEK},
+      [BENCH_MAP] = {0, CLOUDABI_RIGHT_FD_READ | CLOUDABI_RIGHT_MEM_MAP, 0},
   };
   cloudabi_fdstat_t fds = {.fs_rights_base = modes[mode].base,
                            .fs_rights_inheriting = modes[mode].inheriting};
@@ -103,6 +105,15 @@ static inline long bench_pread(int fd, void *buf, size_t len, uint64_t off) {
   return cloudabi_sys_fd_pread((cloudabi_fd_t)fd, &iov, 1, off, &n) == 0
              ? (long)n
              : -1;
+}
+
+/* A private read-only mapping of len bytes of fd, unmapped again. */
+static inline int bench_mmap_munmap(int fd, size_t len) {
+  void *p;
+  if (cloudabi_sys_mem_map(NULL, len, CLOUDABI_PROT_READ, CLOUDABI_MAP_PRIVATE,
+                           (cloudabi_fd_t)fd, 0, &p) != 0)
+    return -1;
+  return cloudabi_sys_mem_unmap(p, len) == 0 ? 0 : -1;
 }
 
 static inline int bench_mkdir(int dir, const char *path) {
@@ -138,6 +149,7 @@ static inline long bench_readdir_count(int dir, void *buf, size_t len) {
 #else
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -152,6 +164,7 @@ static inline int bench_open(int dir, const char *path,
       [BENCH_READ] = O_RDONLY,
       [BENCH_CREATE] = O_WRONLY | O_CREAT | O_TRUNC,
       [BENCH_DIRECTORY] = O_RDONLY | O_DIRECTORY,
+      [BENCH_MAP] = O_RDONLY,
   };
   return openat(dir, path, flags[mode] | O_CLOEXEC | O_NOFOLLOW, 0666);
 }
@@ -169,6 +182,13 @@ static inline long bench_stat_size(int dir, const char *path) {
 
 static inline long bench_pread(int fd, void *buf, size_t len, uint64_t off) {
   return pread(fd, buf, len, (off_t)off);
+}
+
+static inline int bench_mmap_munmap(int fd, size_t len) {
+  void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED)
+    return -1;
+  return munmap(p, len);
 }
 
 static inline int bench_mkdir(int dir, const char *path) {

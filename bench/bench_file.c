@@ -1,8 +1,8 @@
 /*
  * File system calls through the supervisor: open+close, fstatat, pread of
- * 4 KiB and 64 KiB, and listing a directory of 1000 entries.  Each makes
- * what it needs in the scratch directory first (once; the native and the
- * CloudABI runs share it).
+ * 4 KiB and 64 KiB, a file mapped and unmapped, and listing a directory of
+ * 1000 entries.  Each makes what it needs in the scratch directory first
+ * (once; the native and the CloudABI runs share it).
  */
 #include "bench.h"
 
@@ -66,6 +66,20 @@ static void pread64k(const struct bench_env *env, uint64_t n) {
   pread_n(env, n, 65536);
 }
 BENCH("pread64k", pread64k, 20000);
+
+/* mem_map of a file and mem_unmap: a trap for the lent descriptor, the
+ * vDSO's mmap and close, and the revocation check at the next trap. */
+static void map_unmap(const struct bench_env *env, uint64_t n) {
+  make_data(env);
+  int fd = bench_open(env->dir, DATA, BENCH_MAP);
+  if (fd < 0)
+    bench_fail("open " DATA);
+  for (uint64_t i = 0; i < n; i++)
+    if (bench_mmap_munmap(fd, 4096) != 0)
+      bench_fail("map+unmap");
+  bench_close(fd);
+}
+BENCH("map+unmap", map_unmap, 10000);
 
 static void readdir1000(const struct bench_env *env, uint64_t n) {
   static char buf[32768];

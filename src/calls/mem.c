@@ -2,12 +2,14 @@
  * mem_map of a descriptor.  The vDSO maps anonymous memory itself; for a
  * file it asks here, with the original arguments, for a host descriptor it
  * can map.  This handler checks the rights the mapping needs and lends the
- * guest a descriptor with SECCOMP_IOCTL_NOTIF_ADDFD; the vDSO maps it and
- * closes it at once.
+ * guest a descriptor (supervisor/lends.c); the vDSO maps it and closes it
+ * at once.  A program that traps mem_map itself and keeps the descriptor
+ * loses it to an inert one at its thread's next call, or before its
+ * capability is closed or narrowed takes effect (lends.h).
  *
  * What the lent descriptor allows must not exceed the rights, because
- * another guest thread can map it too before it is closed (the filter
- * lets the guest do nothing else with it: mmap and close):
+ * another guest thread can map it too before it is closed or revoked (the
+ * filter lets the guest do nothing else with it: mmap and close):
  *  - it is open for writing only if the capability has FD_WRITE, so no
  *    shared writable mapping can be made without that right;
  *  - Linux maps only descriptors open for reading, and a mapping made
@@ -23,28 +25,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/seccomp.h>
 #include <stdio.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "host/errno_map.h"
+#include "supervisor/lends.h"
 #include "supervisor/sup.h"
 #include "syscall_table.h"
 
 #define R(name) CLOUDABI_RIGHT_##name
-
-#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
-/* Linux 5.9. */
-struct seccomp_notif_addfd {
-  __u64 id;
-  __u32 flags;
-  __u32 srcfd;
-  __u32 newfd;
-  __u32 newfd_flags;
-};
-#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
-#endif
 
 #define PROT_ALL (CLOUDABI_PROT_EXEC | CLOUDABI_PROT_WRITE | CLOUDABI_PROT_READ)
 #define MFLAGS_ALL                                                             \
@@ -109,24 +98,17 @@ cloudabi_errno_t handle_mem_map(struct call *c) {
   int fd = lendable_fd(cap, &owned);
   if (fd < 0)
     return errno_from_host(errno);
-  struct seccomp_notif_addfd add = {
-      .id = c->id,
-      .flags = 0,
-      .srcfd = (uint32_t)fd,
-      .newfd = 0,
-      .newfd_flags = O_CLOEXEC,
-  };
-  int gfd = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-  int err = errno;
+  /* The lend stands while the capability keeps every right the lent
+   * descriptor can serve, whatever this call asked for. */
+  cloudabi_rights_t lent =
+      cap->base & (R(MEM_MAP) | R(MEM_MAP_EXEC) | R(FD_READ) | R(FD_WRITE));
+  int gfd;
+  cloudabi_errno_t e =
+      lends_add(c, fd, (cloudabi_fd_t)c->args[4], lent, &gfd);
   if (owned)
     close(fd);
-  if (gfd < 0) {
-    /* Before Linux 5.9 there is no way to lend a descriptor. */
-    if (err == ENOTTY || err == EINVAL)
-      return CLOUDABI_ENOSYS;
-    /* ENOENT: the calling thread is gone; nobody reads the answer. */
-    return errno_from_host(err);
-  }
+  if (e != 0)
+    return e;
   c->result = (uint64_t)gfd;
   return 0;
 }

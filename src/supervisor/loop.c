@@ -39,6 +39,7 @@
 #include "tasks.h"
 #include "procs.h"
 #include "interrupt.h"
+#include "lends.h"
 #include "listener.h"
 #include "loop.h"
 #include "reply.h"
@@ -89,11 +90,16 @@ static void process_notification(struct sup *s, int listener,
   }
   if (s->trace != NULL)
     s->trace_hooks->call_enter(s->trace, &c);
+  /* A lend is taken back at its thread's next call, and a call that
+   * closes or narrows its capability is answered only after (lends.h). */
+  lends_settle(&c);
   cloudabi_errno_t e = s->opts->dispatch(&c);
   if (s->trace != NULL)
     s->trace_hooks->call_done(s->trace, &c, e);
-  if (e != CALL_PARKED && e != CALL_ABANDONED)
+  if (e != CALL_PARKED && e != CALL_ABANDONED) {
+    lends_settle(&c);
     sup_reply(listener, c.id, e, c.result);
+  }
 }
 
 static void handle_notification(struct sup *s, int listener) {
@@ -133,6 +139,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     return -1;
   }
   s->epfd = epoll_create1(EPOLL_CLOEXEC);
+  lends_setup(s);
   if (s->sigfd < 0 || s->epfd < 0) {
     msg(s, "cannot set up the event loop: %s", strerror(errno));
     return -1;
@@ -203,6 +210,7 @@ static void teardown(struct sup *s) {
     close(s->epfd);
   if (s->sigfd >= 0)
     close(s->sigfd);
+  lends_teardown(s);
   interrupt_teardown();
   free(s->notif);
   free(s->scratch);
@@ -226,7 +234,7 @@ static void fast_recv(struct sup *s, struct listener *l) {
 int sup_run(const struct sup_options *opts, int prog_fd,
             struct launch_config *lc) {
   struct sup s = {
-      .opts = opts, .epfd = -1, .sigfd = -1,
+      .opts = opts, .epfd = -1, .sigfd = -1, .inert_fd = -1,
       .exit_status = 127};
   if (setup(&s, prog_fd, lc) != 0) {
     teardown(&s);

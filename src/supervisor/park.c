@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "park.h"
+#include "lends.h"
 #include "listener.h"
 #include "host/clock.h"
 #include "reply.h"
@@ -339,8 +340,10 @@ void park_resume(struct sup *s, struct call *p) {
     s->trace_hooks->call_done(s->trace, p, e);
   if (e == CALL_PARKED)
     return;
-  if (e != CALL_ABANDONED)
+  if (e != CALL_ABANDONED) {
+    lends_settle(p); /* what the handler closed or narrowed */
     sup_reply(p->listener, p->id, e, p->result);
+  }
   park_drop(s, p);
 }
 

@@ -38,6 +38,7 @@
 
 #include "procs.h"
 #include "loader/spawn.h"
+#include "lends.h"
 #include "listener.h"
 #include "reply.h"
 #include "tasks.h"
@@ -67,6 +68,7 @@ static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
 
 /* What a process holds while it runs. */
 static void release(struct sup *s, struct gproc *p) {
+  lends_clear(p);
   captab_free(&p->fds);
   if (p->ioslots != NULL)
     munmap(p->ioslots, IOSLOT_REGION_SIZE);
@@ -197,9 +199,13 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
       }
     }
   }
-  if (p == NULL || captab_clone(&parent->fds, &p->fds) != 0) {
-    /* A fork bomb, or no memory: the child never runs.  Its creator's
-     * proc_fork then finds no child to claim and fails with EAGAIN. */
+  /* It holds what its parent held when it forked, lends included, which
+   * the parent's records may no longer name (lends.h). */
+  if (p == NULL || captab_clone(&parent->fds, &p->fds) != 0 ||
+      !lends_inherit(s, p)) {
+    /* A fork bomb, no memory, or too many descriptors: the child never
+     * runs.  Its creator's proc_fork then finds no child to claim and
+     * fails with EAGAIN. */
     kill(child, SIGKILL);
     if (p != NULL)
       procs_free(s, p);

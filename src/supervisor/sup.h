@@ -31,6 +31,29 @@ struct listener {
   unsigned index; /* in sup.listeners */
 };
 
+/* A descriptor lent to the guest for mem_map (lends.h). */
+struct lend {
+  uint64_t id;   /* the notification of the mem_map that lent it */
+  pid_t tid;     /* the thread it was lent to; 0: none, due at any call */
+  int gfd;       /* its number in the guest */
+  cloudabi_fd_t capfd; /* the capability it came from ... */
+  /* ... whose object it must still be (a reference, dropped with the
+   * record: it also keeps the pointer from being reused), NULL for an
+   * inherited one; and the rights it must keep. */
+  struct hostobj *obj;
+  cloudabi_rights_t rights;
+};
+
+/* At most this many lends outstanding per process; mem_map is EMFILE
+ * beyond.  The vDSO closes each at once, and each thread's next call
+ * drops its own, so a program reaches this only by keeping them from
+ * many threads. */
+#define SUP_MAX_LENDS 64
+struct lends {
+  struct lend at[SUP_MAX_LENDS];
+  unsigned n;
+};
+
 struct gproc {
   pid_t pid; /* thread group id */
   pid_t forked_as; /* what its parent's proc_fork names: pid, or the pid
@@ -43,6 +66,7 @@ struct gproc {
   bool exited;           /* gone, kept only for that claim */
   char *ioslots;      /* our mapping of its I/O slots, or NULL */
   uint64_t vdso_base; /* where its vDSO is, from its start-up call */
+  struct lends lends; /* lent descriptors not yet known to be gone */
   unsigned nthreads;
   /* Why it died, when the supervisor knows better than the wait status. */
   int killed_for_syscall; /* Linux syscall number + 1, or 0 */
@@ -113,6 +137,11 @@ struct sup {
   struct inflight inflight; /* descriptors passed between guests */
   void *scratch; /* GUESTMEM_MAX_IO bytes for copying guest data */
   void *notif;   /* a struct seccomp_notif of the kernel's size */
+  /* What revoked lends are replaced with: the read end of a pipe whose
+   * write end is closed, which maps nothing (ENODEV); -1 when lends
+   * cannot be revoked (no kcmp), and so are not made (lends.c). */
+  int inert_fd;
+  pid_t self_pid; /* ours, for kcmp */
   struct tracer *trace; /* NULL unless --trace */
   const struct sup_trace_hooks *trace_hooks;
 };

@@ -16,6 +16,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 
+#include "lends.h"
 #include "park.h"
 #include "signal_report.h"
 #include "host/signals.h"
@@ -87,6 +88,8 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
   struct gproc *proc = t != NULL ? t->proc : NULL;
   park_cancel_thread(s, tid);
   tasks_remove_thread(&s->threads, tid);
+  if (proc != NULL && tid != proc->pid)
+    lends_thread_gone(proc, tid);
   if (proc == NULL || tid != proc->pid)
     return;
   /* The thread group leader is reported last: the process is gone. */

@@ -4,7 +4,10 @@
 # lent for a file mapping is closed again at once), and (2) every
 # descriptor of the supervisor, but the standard three it was started
 # with, is close-on-exec, so nothing it opened for a guest reaches a
-# process it starts.
+# process it starts.  Then again with a guest that refuses to close a
+# lent descriptor (holder's `keep`): it may hold one descriptor, the
+# inert one the supervisor put at that number (a pipe's read end that
+# nobody can write), and nothing else.
 # usage: fd_leak.sh CLOUDABI_RUN HOLDER
 set -u
 RUN=$1 PROG=$2
@@ -20,55 +23,91 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-cd "$TMP" || exit 1
-mkdir d
-mkfifo in
-cat >config.yaml <<'YAML'
-%TAG ! tag:nuxi.nl,2015:cloudabi/
----
-out: !fd stdout
-dir: !file {path: d, directory: true}
-in: !fd stdin
-YAML
-"$RUN" "$PROG" config.yaml <in >out.txt 2>err.txt &
-sup=$!
-exec 3>in
-for _ in $(seq 100); do
-  grep -q ready out.txt 2>/dev/null && break
-  sleep 0.1
-done
 fail() {
   echo "FAIL: $*"
   echo "--- stdout"; cat out.txt
   echo "--- stderr"; cat err.txt
   exit 1
 }
-grep -q ready out.txt || fail "the guest never got ready"
-guest=
-for s in /proc/[0-9]*/stat; do
-  read -r pid _ _ ppid _ <"$s" 2>/dev/null || continue
-  [ "$ppid" = "$sup" ] && guest=$pid
-done
-[ -n "$guest" ] || fail "no guest process under the supervisor $sup"
-held=$(ls /proc/"$guest"/fd) || fail "cannot list the guest's descriptors"
-[ -z "$held" ] || fail "the guest holds descriptors: $(ls -l /proc/"$guest"/fd)"
-count=0
-for f in /proc/"$sup"/fd/*; do
-  n=${f##*/}
-  case $n in 0 | 1 | 2) continue ;; esac
-  flags=$(awk '/^flags:/ {print $2}' /proc/"$sup"/fdinfo/"$n" 2>/dev/null) || continue
-  [ -n "$flags" ] || continue
-  # O_CLOEXEC is 02000000 in fdinfo's octal flags.
-  (( (8#$flags & 8#2000000) != 0 )) ||
-    fail "supervisor descriptor $n ($(readlink "$f")) is not close-on-exec"
-  count=$((count + 1))
-done
-[ "$count" -ge 6 ] || fail "only $count supervisor descriptors: is the guest holding anything?"
-echo go >&3
-exec 3>&-
-wait "$sup"
-status=$?
-sup=
-[ "$status" -eq 0 ] || fail "exit status $status"
-grep -q done out.txt || fail "the guest did not finish"
+
+# The pipe inode of a pipe:[N] link, or nothing.
+pipe_of() {
+  local l
+  l=$(readlink "$1") || return
+  case $l in pipe:\[*\]) l=${l#pipe:[}; echo "${l%]}" ;; esac
+}
+
+# Checks what the guest holds: nothing, or (keep) exactly one descriptor,
+# read-only, of a pipe that no descriptor of the supervisor or the guest
+# can write.
+check_guest() { # GUEST KEEP
+  local held n f ino flags
+  held=$(ls /proc/"$1"/fd) || fail "cannot list the guest's descriptors"
+  if [ "$2" = false ]; then
+    [ -z "$held" ] || fail "the guest holds descriptors: $(ls -l /proc/"$1"/fd)"
+    return
+  fi
+  n=$(echo "$held" | wc -w)
+  [ "$n" -eq 1 ] || fail "the keeping guest holds $n descriptors: $(ls -l /proc/"$1"/fd)"
+  f=/proc/$1/fd/$held
+  ino=$(pipe_of "$f")
+  [ -n "$ino" ] || fail "the kept number is not the inert pipe: $(readlink "$f")"
+  grep -q "kept $held\$" out.txt || fail "the guest kept another number than $held"
+  for f in /proc/"$1"/fd/* /proc/"$sup"/fd/*; do
+    [ "$(pipe_of "$f")" = "$ino" ] || continue
+    flags=$(awk '/^flags:/ {print $2}' "${f/\/fd\//\/fdinfo\/}")
+    (( (8#$flags & 3) == 0 )) || fail "$f can write the inert pipe (flags $flags)"
+  done
+}
+
+run_case() { # KEEP
+  mkdir "$TMP/$1" && cd "$TMP/$1" || exit 1
+  mkdir d
+  mkfifo in
+  cat >config.yaml <<YAML
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+out: !fd stdout
+dir: !file {path: d, directory: true}
+in: !fd stdin
+keep: $1
+YAML
+  "$RUN" "$PROG" config.yaml <in >out.txt 2>err.txt &
+  sup=$!
+  exec 3>in
+  for _ in $(seq 100); do
+    grep -q ready out.txt 2>/dev/null && break
+    sleep 0.1
+  done
+  grep -q ready out.txt || fail "the guest never got ready"
+  guest=
+  for s in /proc/[0-9]*/stat; do
+    read -r pid _ _ ppid _ <"$s" 2>/dev/null || continue
+    [ "$ppid" = "$sup" ] && guest=$pid
+  done
+  [ -n "$guest" ] || fail "no guest process under the supervisor $sup"
+  check_guest "$guest" "$1"
+  count=0
+  for f in /proc/"$sup"/fd/*; do
+    n=${f##*/}
+    case $n in 0 | 1 | 2) continue ;; esac
+    flags=$(awk '/^flags:/ {print $2}' /proc/"$sup"/fdinfo/"$n" 2>/dev/null) || continue
+    [ -n "$flags" ] || continue
+    # O_CLOEXEC is 02000000 in fdinfo's octal flags.
+    (( (8#$flags & 8#2000000) != 0 )) ||
+      fail "supervisor descriptor $n ($(readlink "$f")) is not close-on-exec"
+    count=$((count + 1))
+  done
+  [ "$count" -ge 6 ] || fail "only $count supervisor descriptors: is the guest holding anything?"
+  echo go >&3
+  exec 3>&-
+  wait "$sup"
+  status=$?
+  sup=
+  [ "$status" -eq 0 ] || fail "exit status $status"
+  grep -q done out.txt || fail "the guest did not finish"
+}
+run_case false
 echo "fd_leak: guest holds none; $count supervisor descriptors, all close-on-exec"
+run_case true
+echo "fd_leak: a guest that keeps a lent descriptor holds only the inert one; $count supervisor descriptors, all close-on-exec"
