@@ -8,22 +8,38 @@
 # -z separate-loadable-segments (page-aligned segments).  Real binaries
 # come in both layouts, so every program is built in both.  The target
 # `guest-NAME` builds them; `guests` builds them all.
+#
+# Works in this tree and out of it: paths come from this file's place
+# (CMAKE_CURRENT_LIST_DIR), not the including project's.  The installed
+# package (find_package(CloudABIRun), CloudABIRunConfig.cmake) sets
+# CLOUDABI_INCLUDE_DIR and CLOUDABI_RT_OBJECT to the installed headers and
+# runtime before including this file, and then no runtime is built.
 
 find_program(CLOUDABI_CLANG NAMES clang clang-14 REQUIRED)
 find_program(CLOUDABI_LLD NAMES ld.lld ld.lld-14 REQUIRED)
 
 set(CLOUDABI_GUEST_DIR ${CMAKE_BINARY_DIR}/guest)
 file(MAKE_DIRECTORY ${CLOUDABI_GUEST_DIR})
+if(NOT CLOUDABI_INCLUDE_DIR)
+  # The source tree: abi/ beside cmake/.
+  get_filename_component(_cloudabi_abi ${CMAKE_CURRENT_LIST_DIR}/../abi ABSOLUTE)
+  set(CLOUDABI_INCLUDE_DIR ${_cloudabi_abi} ${_cloudabi_abi}/rt)
+endif()
+set(_cloudabi_includes)
+foreach(dir ${CLOUDABI_INCLUDE_DIR})
+  list(APPEND _cloudabi_includes -I${dir})
+endforeach()
 set(CLOUDABI_GUEST_CFLAGS
     --target=x86_64-unknown-cloudabi -std=c11 -O2 -g -ffreestanding
     -fno-stack-protector -fno-sanitize=safe-stack -fPIE -Wall -Wextra -Werror
-    -I${PROJECT_SOURCE_DIR}/abi -I${PROJECT_SOURCE_DIR}/abi/rt)
+    ${_cloudabi_includes})
 
 # Compiles one guest source to an object; returns the object's path.
 function(_cloudabi_compile SRC OUTDIR DEFINES RESULT)
   get_filename_component(abs ${SRC} ABSOLUTE)
-  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+  file(RELATIVE_PATH rel ${CMAKE_SOURCE_DIR} ${abs})
   string(REPLACE "/" "_" flat ${rel})
+  string(REPLACE ".." "up" flat ${flat})
   set(obj ${OUTDIR}/${flat}.o)
   set(defs)
   foreach(d ${DEFINES})
@@ -40,22 +56,28 @@ function(_cloudabi_compile SRC OUTDIR DEFINES RESULT)
   set(${RESULT} ${obj} PARENT_SCOPE)
 endfunction()
 
-# The runtime, as one relocatable object that programs link against.
-set(_rt_dir ${CMAKE_BINARY_DIR}/guest-obj/rt)
-file(MAKE_DIRECTORY ${_rt_dir})
-set(_rt_objs)
-foreach(src crt0.c syscalls.c argdata.c string.c format.c thread.c)
-  _cloudabi_compile(${PROJECT_SOURCE_DIR}/abi/rt/${src} ${_rt_dir} "" obj)
-  list(APPEND _rt_objs ${obj})
-endforeach()
-set(CLOUDABI_RT_OBJECT ${CMAKE_BINARY_DIR}/guest-obj/cloudabi-rt.o)
-add_custom_command(
-  OUTPUT ${CLOUDABI_RT_OBJECT}
-  COMMAND ${CLOUDABI_LLD} -r -o ${CLOUDABI_RT_OBJECT} ${_rt_objs}
-  DEPENDS ${_rt_objs}
-  COMMENT "CloudABI runtime object"
-  VERBATIM)
-add_custom_target(cloudabi-rt DEPENDS ${CLOUDABI_RT_OBJECT})
+# The runtime, as one relocatable object that programs link against:
+# built here in the source tree, installed with the package.
+if(CLOUDABI_RT_OBJECT)
+  add_custom_target(cloudabi-rt)
+else()
+  set(_rt_dir ${CMAKE_BINARY_DIR}/guest-obj/rt)
+  file(MAKE_DIRECTORY ${_rt_dir})
+  set(_rt_objs)
+  foreach(src crt0.c syscalls.c argdata.c string.c format.c thread.c errno.c)
+    _cloudabi_compile(${CMAKE_CURRENT_LIST_DIR}/../abi/rt/${src} ${_rt_dir} ""
+                      obj)
+    list(APPEND _rt_objs ${obj})
+  endforeach()
+  set(CLOUDABI_RT_OBJECT ${CMAKE_BINARY_DIR}/guest-obj/cloudabi-rt.o)
+  add_custom_command(
+    OUTPUT ${CLOUDABI_RT_OBJECT}
+    COMMAND ${CLOUDABI_LLD} -r -o ${CLOUDABI_RT_OBJECT} ${_rt_objs}
+    DEPENDS ${_rt_objs}
+    COMMENT "CloudABI runtime object"
+    VERBATIM)
+  add_custom_target(cloudabi-rt DEPENDS ${CLOUDABI_RT_OBJECT})
+endif()
 add_custom_target(guests ALL)
 set_property(GLOBAL PROPERTY CLOUDABI_PROGRAMS "")
 

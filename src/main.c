@@ -16,11 +16,35 @@
 #include "calls/syscall_table.h"
 #include "trace/trace.h"
 
+static struct config_plan *parse_config(const struct options *o);
+
 /* Every failure to start exits 127, as upstream. */
 #define EXIT_NOT_STARTED 127
 
-/* The config, parsed; NULL after printing why not. */
+/* The config, parsed, with the flags added; NULL after printing why not. */
 static struct config_plan *read_config(const struct options *o) {
+  struct config_diags diags = {0};
+  struct config_plan *plan = NULL;
+  bool from_stdin = o->config == NULL && (o->nflags == 0 || o->config_stdin);
+  if (o->config != NULL || from_stdin) {
+    /* A terminal waiting for YAML looks like a hang: say what it wants. */
+    if (from_stdin && !o->quiet && isatty(STDIN_FILENO))
+      fprintf(stderr,
+              "cloudabi-run: reading the config from standard input; give a "
+              "file or flags (--dir, --file, --fd, --set), or end it with "
+              "Ctrl-D\n");
+    plan = parse_config(o);
+    if (plan == NULL || o->nflags == 0)
+      return plan;
+  }
+  plan = config_plan_add_flags(plan, o->flags, o->nflags, &diags);
+  config_diags_print(&diags, stderr);
+  config_diags_free(&diags);
+  return plan;
+}
+
+/* The YAML config, from its file or standard input. */
+static struct config_plan *parse_config(const struct options *o) {
   const char *name = o->config != NULL ? o->config : "<stdin>";
   FILE *in = stdin;
   if (o->config != NULL && (in = fopen(o->config, "re")) == NULL) {
@@ -36,16 +60,27 @@ static struct config_plan *read_config(const struct options *o) {
   return plan;
 }
 
+static int run(const struct options *opts);
+
 int main(int argc, char **argv) {
   struct options o;
   switch (options_parse(argc, argv, &o, stdout, stderr)) {
   case OPTIONS_RUN:
     break;
   case OPTIONS_EXIT:
+    options_free(&o);
     return 0;
   case OPTIONS_USAGE:
+    options_free(&o);
     return EXIT_NOT_STARTED;
   }
+  int status = run(&o);
+  options_free(&o);
+  return status;
+}
+
+static int run(const struct options *opts) {
+  const struct options o = *opts;
   /* The program first: !executable in the config hands it out. */
   int fd = open(o.program, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -63,7 +98,7 @@ int main(int argc, char **argv) {
     close(fd);
     return EXIT_NOT_STARTED;
   }
-  struct config_plan *plan = read_config(&o);
+  struct config_plan *plan = read_config(opts);
   if (plan == NULL) {
     close(image);
     close(fd);
@@ -94,8 +129,19 @@ int main(int argc, char **argv) {
       if (so.tracer == NULL)
         fprintf(stderr, "cloudabi-run: %s\n", why);
     }
+    if (o.verbose) {
+      size_t len;
+      config_plan_argdata(plan, &len);
+      fprintf(stderr,
+              "cloudabi-run: running %s with %zu descriptor%s and %zu bytes "
+              "of argument data (--plan lists them)\n",
+              o.program, lc.nfds, lc.nfds == 1 ? "" : "s", len);
+    }
     if (!o.trace.enabled || so.tracer != NULL)
       status = sup_run(&so, image, &lc);
+    if (o.verbose && (!o.trace.enabled || so.tracer != NULL))
+      fprintf(stderr, "cloudabi-run: %s ended with status %d\n", o.program,
+              status);
     trace_close(so.tracer);
   }
   launch_config_free(&lc);

@@ -14,7 +14,21 @@
 static void usage(FILE *f) {
   fprintf(f, "usage: cloudabi-run [OPTIONS] PROGRAM [CONFIG]\n"
              "Runs the CloudABI executable PROGRAM with the resources named in "
-             "the YAML\nfile CONFIG (standard input if absent or \"-\").\n\n"
+             "the YAML\nfile CONFIG (standard input if absent or \"-\"), "
+             "and those given by flags.\n\n"
+             "  --dir KEY=PATH[:rw] a directory, read-only unless :rw\n"
+             "  --file KEY=PATH[:ro|:rw|:wo]\n"
+             "                      a file, opened read-only unless said\n"
+             "  --fd KEY=N|stdin|stdout|stderr\n"
+             "                      a descriptor cloudabi-run was given\n"
+             "  --set KEY=VALUE     a value, typed as a plain YAML scalar "
+             "(4, true, 1.5)\n"
+             "  --set-str KEY=VALUE a string, whatever it looks like\n"
+             "                      (without CONFIG these alone are the "
+             "config and\n"
+             "                      standard input is not read; with one they "
+             "add or\n"
+             "                      replace its top-level keys)\n"
              "  --plan[=text|json]  print every descriptor the program would "
              "get, with its\n"
              "                      rights and where the config names it, and "
@@ -54,8 +68,12 @@ static void usage(FILE *f) {
              "(EFBIG)\n"
              "  --disk-limit=SIZE   bytes all writes may add to files "
              "(ENOSPC)\n"
+             "  -q, --quiet         no hint when reading a config from a "
+             "terminal\n"
+             "  -v, --verbose       say what the program is given and how it "
+             "ended\n"
              "  -h, --help          show this help\n"
-             "      --version       show the version\n");
+             "  -V, --version       show the version\n");
 }
 
 enum options_result options_parse(int argc, char **argv, struct options *o,
@@ -70,10 +88,22 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     OPT_TRACE_TIMESTAMPS,
     OPT_TRACE_STRSIZE,
     OPT_LIMIT,
+    OPT_DIR,
+    OPT_FILE,
+    OPT_FD,
+    OPT_SET,
+    OPT_SET_STR,
   };
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, OPT_VERSION},
+      {"version", no_argument, NULL, 'V'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"verbose", no_argument, NULL, 'v'},
+      {"dir", required_argument, NULL, OPT_DIR},
+      {"file", required_argument, NULL, OPT_FILE},
+      {"fd", required_argument, NULL, OPT_FD},
+      {"set", required_argument, NULL, OPT_SET},
+      {"set-str", required_argument, NULL, OPT_SET_STR},
       {"plan", optional_argument, NULL, OPT_PLAN},
       {"trace", optional_argument, NULL, OPT_TRACE},
       {"trace-output", required_argument, NULL, OPT_TRACE_OUTPUT},
@@ -96,12 +126,18 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
   o->plan_format = PLAN_TEXT;
   trace_options_init(&o->trace);
   run_limits_default(&o->limits);
+  /* Every flag is one argument at most: argc bounds them. */
+  o->flags = calloc((size_t)argc, sizeof(*o->flags));
+  if (o->flags == NULL) {
+    fprintf(err, "cloudabi-run: out of memory\n");
+    return OPTIONS_USAGE;
+  }
   char why[256];
   /* Keep getopt quiet: its messages would not say where they come from. */
   opterr = 0;
   optind = 1;
   int c, index = 0;
-  while ((c = getopt_long(argc, argv, "+hT", longopts, &index)) != -1) {
+  while ((c = getopt_long(argc, argv, "+:hTVqv", longopts, &index)) != -1) {
     switch (c) {
     case OPT_LIMIT: {
       /* "memory-limit" names the limit "memory". */
@@ -117,9 +153,27 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     case 'h':
       usage(out);
       return OPTIONS_EXIT;
-    case OPT_VERSION:
+    case 'V':
       fprintf(out, "cloudabi-run %s\n", CLOUDABI_RUN_VERSION);
       return OPTIONS_EXIT;
+    case 'q':
+      o->quiet = true;
+      break;
+    case 'v':
+      o->verbose = true;
+      break;
+    case OPT_DIR:
+    case OPT_FILE:
+    case OPT_FD:
+    case OPT_SET:
+    case OPT_SET_STR: {
+      static const enum config_flag_kind kinds[] = {
+          CONFIG_FLAG_DIR, CONFIG_FLAG_FILE, CONFIG_FLAG_FD, CONFIG_FLAG_SET,
+          CONFIG_FLAG_SET_STR};
+      o->flags[o->nflags].kind = kinds[c - OPT_DIR];
+      o->flags[o->nflags++].arg = optarg;
+      break;
+    }
     case OPT_PLAN:
       o->plan = true;
       if (optarg == NULL || strcmp(optarg, "text") == 0) {
@@ -187,6 +241,11 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       o->trace.strsize = n;
       break;
     }
+    case ':':
+      fprintf(err, "cloudabi-run: option %s needs an argument\n",
+              argv[optind - 1]);
+      usage(err);
+      return OPTIONS_USAGE;
     default:
       if (optopt != 0 && optopt < 256)
         fprintf(err, "cloudabi-run: unknown option -%c\n", optopt);
@@ -196,7 +255,28 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       return OPTIONS_USAGE;
     }
   }
-  if (optind >= argc || argc - optind > 2) {
+  if (optind >= argc) {
+    fprintf(err, "cloudabi-run: no PROGRAM given\n");
+    usage(err);
+    return OPTIONS_USAGE;
+  }
+  /* Options stop at PROGRAM (what follows could be the program's own):
+   * one written after it is a slip worth naming. */
+  for (int i = optind + 1; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      fprintf(err,
+              "cloudabi-run: option %s after PROGRAM: options go before it "
+              "(a config file named so: ./%s)\n",
+              argv[i], argv[i]);
+      usage(err);
+      return OPTIONS_USAGE;
+    }
+  }
+  if (argc - optind > 2) {
+    fprintf(err,
+            "cloudabi-run: too many arguments: \"%s\" after CONFIG (the "
+            "program's arguments come from the config)\n",
+            argv[optind + 2]);
     usage(err);
     return OPTIONS_USAGE;
   }
@@ -204,5 +284,12 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
   o->program = argv[optind];
   if (argc - optind == 2 && strcmp(argv[optind + 1], "-") != 0)
     o->config = argv[optind + 1];
+  o->config_stdin = argc - optind == 2 && o->config == NULL;
   return OPTIONS_RUN;
+}
+
+void options_free(struct options *o) {
+  free(o->flags);
+  o->flags = NULL;
+  o->nflags = 0;
 }

@@ -11,7 +11,13 @@
 
 struct options {
   const char *program;
-  const char *config; /* NULL: standard input */
+  const char *config; /* NULL: standard input, or flags alone */
+  bool config_stdin;  /* CONFIG was "-": read standard input even with flags */
+  /* --dir, --file, --fd, --set, --set-str, in order (malloc'ed). */
+  struct config_flag *flags;
+  size_t nflags;
+  bool quiet;   /* -q: no hint on a terminal */
+  bool verbose; /* -v: say what is given and how the program ended */
   bool plan;          /* --plan: print the plan and exit */
   enum plan_format plan_format;
   struct trace_options trace; /* --trace and friends */
@@ -27,5 +33,6 @@ enum options_result {
 /* Parses argv; help and version go to out, usage errors to err. */
 enum options_result options_parse(int argc, char **argv, struct options *o,
                                   FILE *out, FILE *err);
+void options_free(struct options *o);
 
 #endif

@@ -22,6 +22,7 @@ run_suite() {
     return
   fi
   local log="$dir/ctest.log"
+  log "running the tests in $dir ($name; a minute or two; output in $log)"
   if ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" >"$log" 2>&1; then
     results+=("$name: $(grep -Eo '[0-9]+ tests? passed|[0-9]+% tests passed.*' "$log" | tail -n 1)")
   else
@@ -49,6 +50,7 @@ run_fuzz() {
     return
   fi
   local each=$(((seconds + ${#FUZZ_TARGETS[@]} - 1) / ${#FUZZ_TARGETS[@]}))
+  log "fuzzing for ${seconds} s: ${FUZZ_TARGETS[*]}, ${each} s each"
   local t runs=()
   for t in "${FUZZ_TARGETS[@]}"; do
     local corpus=$dir/corpus/$t art=$dir/artifacts/$t log=$dir/fuzz_$t.log

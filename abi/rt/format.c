@@ -150,7 +150,7 @@ cloudabi_fd_t rt_map_fd(const argdata_t *map, const char *key) {
   argdata_t v;
   cloudabi_fd_t fd;
   if (!rt_map_get(map, key, &v) || argdata_get_fd(&v, &fd) != 0)
-    rt_fail(__FILE__, __LINE__, key);
+    rt_config_missing(key, "a descriptor");
   return fd;
 }
 
@@ -160,7 +160,7 @@ int64_t rt_map_int(const argdata_t *map, const char *key, int64_t dflt) {
   if (!rt_map_get(map, key, &v))
     return dflt;
   if (argdata_get_int_s(&v, &i) != 0)
-    rt_fail(__FILE__, __LINE__, key);
+    rt_config_missing(key, "an integer");
   return i;
 }
 
@@ -172,6 +172,15 @@ const char *rt_map_str(const argdata_t *map, const char *key,
   if (!rt_map_get(map, key, &v) || argdata_get_str(&v, &s, &len) != 0)
     return dflt;
   return s;
+}
+
+_Noreturn void rt_config_missing(const char *key, const char *want) {
+  if (rt_printf(rt_log_fd,
+                "config: key \"%s\" is missing or not %s (give it in the "
+                "config or with --fd/--dir/--set %s=...)\n",
+                key, want, key) != 0)
+    __builtin_trap();
+  rt_exit(1);
 }
 
 unsigned rt_checks_passed;

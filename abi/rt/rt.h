@@ -59,6 +59,17 @@ _Noreturn void rt_fail(const char *file, int line, const char *msg);
       rt_fail(__FILE__, __LINE__, #cond);                                      \
   } while (0)
 
+/* An errno as text: "ENOENT (no such file or directory)", or its name. */
+const char *rt_strerror(cloudabi_errno_t e);
+
+/*
+ * A config key the program needs is missing or of the wrong type: says so
+ * on rt_log_fd, and when that cannot be written (no fd 2 granted), traps,
+ * so that cloudabi-run reports the crash with the program's instruction
+ * (rt_config_missing) instead of the program ending in silence.
+ */
+_Noreturn void rt_config_missing(const char *key, const char *want);
+
 /* A raw system call, for tests that bypass the vDSO on purpose. */
 #define rt_raw_syscall linux_syscall6
 

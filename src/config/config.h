@@ -79,6 +79,36 @@ enum {
 int config_open(const struct config_plan *plan, int exec_fd, unsigned flags,
                 struct launch_config *lc, struct config_diags *d);
 
+/* Resources and values given on the command line instead of, or on top
+ * of, a config file. */
+enum config_flag_kind {
+  CONFIG_FLAG_DIR,     /* --dir KEY=PATH[:ro|:rw]: a directory */
+  CONFIG_FLAG_FILE,    /* --file KEY=PATH[:ro|:rw|:wo] */
+  CONFIG_FLAG_FD,      /* --fd KEY=N|stdin|stdout|stderr */
+  CONFIG_FLAG_SET,     /* --set KEY=VALUE: a plain scalar */
+  CONFIG_FLAG_SET_STR, /* --set-str KEY=VALUE: a string */
+};
+struct config_flag {
+  enum config_flag_kind kind;
+  const char *arg; /* KEY=..., as given */
+};
+/* The option's name, "--dir" for CONFIG_FLAG_DIR. */
+const char *config_flag_option(enum config_flag_kind kind);
+
+/* The name a plan made from flags alone has, as "<stdin>" for stdin. */
+#define CONFIG_FLAGS_NAME "<command line>"
+
+/*
+ * Adds the flags' keys to the top-level mapping of plan (NULL: an empty
+ * mapping named CONFIG_FLAGS_NAME), replacing a key the config has, and
+ * numbers the descriptors afresh.  Takes plan; returns the new plan, or
+ * NULL with diagnostics (and plan freed).  Paths are only recorded: they
+ * are opened by config_open like the config's own.
+ */
+struct config_plan *config_plan_add_flags(struct config_plan *plan,
+                                          const struct config_flag *flags,
+                                          size_t n, struct config_diags *d);
+
 enum plan_format { PLAN_TEXT, PLAN_JSON };
 
 /*

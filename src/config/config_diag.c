@@ -36,9 +36,13 @@ static void vdiag(struct config_diags *d, const char *prefix_fmt,
   char msg[1024];
   vsnprintf(msg, sizeof(msg), fmt, ap);
   char *line = NULL;
-  int r = pos != NULL
-              ? asprintf(&line, prefix_fmt, name, pos->line, pos->column, msg)
-              : asprintf(&line, prefix_fmt, name, msg);
+  int r;
+  if (pos != NULL && pos->flag != NULL)
+    r = asprintf(&line, "cloudabi-run: %s: %s", pos->flag, msg);
+  else if (pos != NULL)
+    r = asprintf(&line, prefix_fmt, name, pos->line, pos->column, msg);
+  else
+    r = asprintf(&line, prefix_fmt, name, msg);
   cfg_diag_take(d, r < 0 ? NULL : line);
 }
 

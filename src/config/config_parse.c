@@ -285,6 +285,9 @@ void config_plan_free(struct config_plan *plan) {
   cfg_node_unref(plan->root);
   free(plan->argdata);
   free(plan->name);
+  for (size_t i = 0; i < plan->nflags; i++)
+    free(plan->flags[i]);
+  free(plan->flags);
   free(plan);
 }
 
@@ -357,7 +360,9 @@ struct config_plan *config_parse_file(FILE *in, const char *name,
       cfg_diag_nopos(d, name, "larger than %u bytes", CONFIG_MAX_INPUT);
       return NULL;
     }
-    if (n == 0)
+    /* A short read is the end: on a terminal another fread would wait
+     * for a second Ctrl-D. */
+    if (n == 0 || feof(in) || ferror(in))
       break;
   }
   if (ferror(in)) {

@@ -26,6 +26,9 @@ typedef __int128 cfg_wide;
 
 struct cfg_pos {
   uint32_t line, column; /* 1-based */
+  /* A node made from a command-line flag: the flag as given ("--dir
+   * data=/srv", owned by the plan), which stands for the position. */
+  const char *flag;
 };
 
 enum cfg_kind {
@@ -133,6 +136,10 @@ struct config_plan {
   size_t ndescs;
   uint8_t *argdata;
   size_t argdata_len;
+  /* The command-line flags merged in (config_flags.c): what flag
+   * positions point to. */
+  char **flags;
+  size_t nflags;
 };
 
 /* Nodes (config_node.c). */

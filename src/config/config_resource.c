@@ -234,6 +234,20 @@ static bool parse_address(struct cfg_report *rep, struct cfg_pos pos,
                      tag, cfg_describe(v, d, sizeof(d)));
     return false;
   }
+  /* A numeric port must fit 16 bits: getaddrinfo would wrap 99999 to
+   * 34463 without a word. */
+  const char *digits = port + 1;
+  size_t ndigits = (size_t)(s + len - digits);
+  if (ndigits > 0 && strspn(digits, "0123456789") >= ndigits) {
+    unsigned long port_value = 0;
+    for (size_t i = 0; i < ndigits && port_value <= 65535; i++)
+      port_value = port_value * 10 + (unsigned long)(digits[i] - '0');
+    if (port_value > 65535) {
+      cfg_report_error(rep, pos, "%s: port in %s out of range (0 to 65535)",
+                       tag, cfg_describe(v, d, sizeof(d)));
+      return false;
+    }
+  }
   r->host = strndup(host, (size_t)(host_end - host));
   r->port = strndup(port + 1, (size_t)(s + len - port - 1));
   if (r->host == NULL || r->port == NULL) {

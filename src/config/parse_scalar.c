@@ -193,8 +193,8 @@ static struct cfg_node *new_resource(struct parser *p, enum cfg_res_kind kind,
 /* --- Scalars --------------------------------------------------------- */
 
 /* !fd: stdin, stdout, stderr or a descriptor number. */
-static struct cfg_node *parse_fd(struct parser *p, struct cfg_pos pos,
-                                 const char *s, size_t len) {
+struct cfg_node *cfgp_parse_fd(struct parser *p, struct cfg_pos pos,
+                               const char *s, size_t len) {
   static const char *const names[] = {"stdin", "stdout", "stderr"};
   char q[128];
   int fd = -1;
@@ -349,8 +349,8 @@ static struct cfg_node *parse_core_scalar(struct parser *p, struct cfg_pos pos,
 }
 
 /* An untagged plain scalar: resolved by its text. */
-static struct cfg_node *parse_plain_scalar(struct parser *p, struct cfg_pos pos,
-                                           const char *s, size_t len) {
+struct cfg_node *cfgp_parse_plain(struct parser *p, struct cfg_pos pos,
+                                  const char *s, size_t len) {
   struct scalar_value v;
   char why[128];
   int r = scalar_resolve_plain(s, len, &v, why, sizeof(why));
@@ -400,7 +400,7 @@ struct cfg_node *cfgp_parse_scalar(struct parser *p, const yaml_event_t *ev) {
   case TAG_NONE:
     /* Only plain scalars are resolved; quoted ones are strings. */
     if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-      return parse_plain_scalar(p, pos, s, len);
+      return cfgp_parse_plain(p, pos, s, len);
     return cfgp_complete(p, new_scalar(p, CFG_STR, pos, s, len));
   case TAG_NONSPECIFIC:
     return cfgp_complete(p, new_scalar(p, CFG_STR, pos, s, len));
@@ -408,7 +408,7 @@ struct cfg_node *cfgp_parse_scalar(struct parser *p, const yaml_event_t *ev) {
     return parse_core_scalar(p, pos, suffix, tag, s, len);
   case TAG_CLOUDABI:
     if (strcmp(suffix, "fd") == 0)
-      return parse_fd(p, pos, s, len);
+      return cfgp_parse_fd(p, pos, s, len);
     if (strcmp(suffix, "executable") == 0) {
       /* Upstream ignores the value; so do we. */
       struct cfg_resource *r;

@@ -71,5 +71,11 @@ struct cfg_node *cfgp_complete(struct parser *p, struct cfg_node *n);
 /* A node standing in for one in error, so that parsing goes on. */
 struct cfg_node *cfgp_placeholder(struct parser *p, struct cfg_pos pos);
 struct cfg_node *cfgp_parse_scalar(struct parser *p, const yaml_event_t *ev);
+/* The text of an untagged plain scalar, and of !fd (also what the
+ * command line's --set and --fd take). */
+struct cfg_node *cfgp_parse_plain(struct parser *p, struct cfg_pos pos,
+                                  const char *s, size_t len);
+struct cfg_node *cfgp_parse_fd(struct parser *p, struct cfg_pos pos,
+                               const char *s, size_t len);
 
 #endif

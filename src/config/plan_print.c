@@ -87,6 +87,11 @@ static const char *text_name(const char *s, char *buf, size_t size) {
   return s;
 }
 
+/* A flag as given, unless it holds bytes that would break the line. */
+static const char *text_quote_flag(const char *s, char *buf, size_t size) {
+  return text_name(s, buf, size);
+}
+
 static void text_rights(FILE *out, const char *label, cloudabi_rights_t set) {
   fprintf(out, "  %s (0x%016" PRIx64 "):", label, (uint64_t)set);
   if (set == 0)
@@ -142,9 +147,14 @@ static void print_text(const struct config_plan *plan,
     if (lc->fds[i].resolved != NULL)
       fprintf(out, "  resolves to %s\n",
               text_quote(lc->fds[i].resolved, q, sizeof(q)));
-    for (size_t j = 0; j < d->nrefs; j++)
-      fprintf(out, "  at %s (%s:%u:%u)\n", d->refs[j].path, name,
-              d->refs[j].pos.line, d->refs[j].pos.column);
+    for (size_t j = 0; j < d->nrefs; j++) {
+      if (d->refs[j].pos.flag != NULL)
+        fprintf(out, "  at %s (%s)\n", d->refs[j].path,
+                text_quote_flag(d->refs[j].pos.flag, q, sizeof(q)));
+      else
+        fprintf(out, "  at %s (%s:%u:%u)\n", d->refs[j].path, name,
+                d->refs[j].pos.line, d->refs[j].pos.column);
+    }
     text_rights(out, "rights", rights->base);
     text_rights(out, "inheriting", rights->inheriting);
   }
@@ -222,8 +232,14 @@ static void print_json(const struct config_plan *plan,
     for (size_t j = 0; j < d->nrefs; j++) {
       fprintf(out, "%s\n        {\"path\": ", j > 0 ? "," : "");
       json_string(out, d->refs[j].path);
-      fprintf(out, ", \"line\": %u, \"column\": %u}", d->refs[j].pos.line,
-              d->refs[j].pos.column);
+      if (d->refs[j].pos.flag != NULL) {
+        fputs(", \"flag\": ", out);
+        json_string(out, d->refs[j].pos.flag);
+        fputs("}", out);
+      } else {
+        fprintf(out, ", \"line\": %u, \"column\": %u}", d->refs[j].pos.line,
+                d->refs[j].pos.column);
+      }
     }
     fputs("\n      ]\n    }", out);
   }
