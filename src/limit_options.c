@@ -2,6 +2,7 @@
 #include "limit_options.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,57 +76,69 @@ static bool parse_seconds_ms(const char *s, uint64_t *ms) {
   return true;
 }
 
+enum limit_kind { SIZE, SECONDS, MILLISECONDS, COUNT };
+
+/* Every --NAME-limit: what its argument is and where it goes. */
+static const struct {
+  const char *name;
+  enum limit_kind kind;
+  size_t offset;  /* of the field in struct run_limits */
+  bool is_uint64; /* else unsigned */
+  uint64_t max;   /* COUNT and SECONDS */
+} limits[] = {
+#define U64(f) offsetof(struct run_limits, f), true
+#define UNS(f) offsetof(struct run_limits, f), false
+    {"memory", SIZE, U64(memory), 0},
+    {"file-size", SIZE, U64(file_size), 0},
+    {"disk", SIZE, U64(disk), 0},
+    {"cpu", SECONDS, U64(cpu_seconds), UINT32_MAX},
+    {"time", MILLISECONDS, U64(time_ms), 0},
+    {"process", COUNT, UNS(processes), SUP_MAX_PROCS},
+    {"thread", COUNT, UNS(threads), SUP_MAX_THREADS},
+    {"fd", COUNT, UNS(fds), CAPTAB_MAX},
+#undef U64
+#undef UNS
+};
+
 bool limit_option(const char *name, const char *arg, struct run_limits *l,
                   char *why, size_t why_size) {
-  uint64_t v;
-  const char *want = NULL;
-  if (strcmp(name, "memory") == 0) {
-    if (parse_size(arg, &v))
-      l->memory = v;
+  for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+    if (strcmp(name, limits[i].name) != 0)
+      continue;
+    uint64_t v;
+    bool ok;
+    char want[48];
+    switch (limits[i].kind) {
+    case SIZE:
+      ok = parse_size(arg, &v);
+      snprintf(want, sizeof(want), "a size such as 512M or 2G");
+      break;
+    case SECONDS:
+      ok = parse_count(arg, limits[i].max, &v);
+      snprintf(want, sizeof(want), "a whole number of seconds");
+      break;
+    case MILLISECONDS:
+      ok = parse_seconds_ms(arg, &v);
+      snprintf(want, sizeof(want), "seconds, such as 10 or 0.5");
+      break;
+    default:
+      ok = parse_count(arg, limits[i].max, &v);
+      snprintf(want, sizeof(want), "a number from 1 to %llu",
+               (unsigned long long)limits[i].max);
+      break;
+    }
+    if (!ok) {
+      snprintf(why, why_size, "--%s-limit: \"%s\" is not %s", name, arg,
+               want);
+      return false;
+    }
+    char *field = (char *)l + limits[i].offset;
+    if (limits[i].is_uint64)
+      *(uint64_t *)(void *)field = v;
     else
-      want = "a size such as 512M or 2G";
-  } else if (strcmp(name, "file-size") == 0) {
-    if (parse_size(arg, &v))
-      l->file_size = v;
-    else
-      want = "a size such as 512M or 2G";
-  } else if (strcmp(name, "disk") == 0) {
-    if (parse_size(arg, &v))
-      l->disk = v;
-    else
-      want = "a size such as 512M or 2G";
-  } else if (strcmp(name, "cpu") == 0) {
-    if (parse_count(arg, UINT32_MAX, &v))
-      l->cpu_seconds = v;
-    else
-      want = "a whole number of seconds";
-  } else if (strcmp(name, "time") == 0) {
-    if (parse_seconds_ms(arg, &v))
-      l->time_ms = v;
-    else
-      want = "seconds, such as 10 or 0.5";
-  } else if (strcmp(name, "process") == 0) {
-    if (parse_count(arg, SUP_MAX_PROCS, &v))
-      l->processes = (unsigned)v;
-    else
-      want = "a number from 1 to 128";
-  } else if (strcmp(name, "thread") == 0) {
-    if (parse_count(arg, SUP_MAX_THREADS, &v))
-      l->threads = (unsigned)v;
-    else
-      want = "a number from 1 to 1024";
-  } else if (strcmp(name, "fd") == 0) {
-    if (parse_count(arg, CAPTAB_MAX, &v))
-      l->fds = (unsigned)v;
-    else
-      want = "a number from 1 to 65536";
-  } else {
-    snprintf(why, why_size, "unknown limit --%s-limit", name);
-    return false;
+      *(unsigned *)(void *)field = (unsigned)v;
+    return true;
   }
-  if (want != NULL) {
-    snprintf(why, why_size, "--%s-limit: \"%s\" is not %s", name, arg, want);
-    return false;
-  }
-  return true;
+  snprintf(why, why_size, "unknown limit --%s-limit", name);
+  return false;
 }

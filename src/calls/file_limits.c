@@ -22,8 +22,10 @@ static uint64_t end_allowed(const struct call *c, uint64_t size) {
     uint64_t left = l->disk > c->sup->disk_added
                         ? l->disk - c->sup->disk_added
                         : 0;
-    if (size + left < end)
-      end = size + left;
+    /* Saturating: a limit near 2^64 must not wrap to a small end. */
+    uint64_t most = left > UINT64_MAX - size ? UINT64_MAX : size + left;
+    if (most < end)
+      end = most;
   }
   return end;
 }

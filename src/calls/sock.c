@@ -56,25 +56,44 @@ static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
   return kept;
 }
 
-/* Descriptors of a message nobody takes: closed, and their in-flight
- * records with them. */
-static void drop_fds(struct call *c, const struct msghdr *m, bool peek) {
+/* Room for the most descriptors one message carries. */
+union fds_ctl {
+  struct cmsghdr h;
+  char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
+};
+
+/*
+ * The descriptors a received message carried: the first `room` into
+ * host[], the rest closed here (with their in-flight records, unless only
+ * peeking), so that none is left to the kernel to drop unseen.  The
+ * number kept; *dropped says whether any went.
+ */
+static size_t take_fds(struct call *c, struct msghdr *m, bool peek,
+                       size_t room, int *host, bool *dropped) {
+  size_t kept = 0;
+  *dropped = false;
   for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h != NULL;
-       h = CMSG_NXTHDR((struct msghdr *)m, h)) {
+       h = CMSG_NXTHDR(m, h)) {
     if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
       continue;
     size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (size_t i = 0; i < k; i++) {
       int fd;
       memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+      if (kept < room) {
+        host[kept++] = fd;
+        continue;
+      }
       cloudabi_rights_t b, inh;
-      struct hostobj *o = inflight_take(&c->sup->inflight, fd, !peek, &b,
-                                        &inh);
+      struct hostobj *o =
+          inflight_take(&c->sup->inflight, fd, !peek, &b, &inh);
       if (o != NULL)
         hostobj_unref(o);
       close(fd);
+      *dropped = true;
     }
   }
+  return kept;
 }
 
 /* recvmsg for a guest: a stream read ends where a message with
@@ -90,10 +109,7 @@ static ssize_t recv_guest(struct hostobj *obj, struct msghdr *m, int flags) {
 }
 
 ssize_t sock_read(struct call *c, struct hostobj *obj, struct iovec *buf) {
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
-  } ctl;
+  union fds_ctl ctl;
   struct msghdr m = {.msg_iov = buf,
                      .msg_iovlen = 1,
                      .msg_control = ctl.buf,
@@ -101,7 +117,8 @@ ssize_t sock_read(struct call *c, struct hostobj *obj, struct iovec *buf) {
   ssize_t n = recv_guest(obj, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   if (n < 0)
     return -errno;
-  drop_fds(c, &m, false);
+  bool dropped;
+  take_fds(c, &m, false, 0, NULL, &dropped);
   return n;
 }
 
@@ -151,10 +168,7 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
     }
   }
 
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
-  } ctl;
+  union fds_ctl ctl;
   struct msghdr m = {
       .msg_iov = &sink.buf,
       .msg_iovlen = 1,
@@ -174,32 +188,12 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
     return errno_from_host(errno);
 
   int host[MAX_PASSED_FDS];
-  size_t nhost = 0;
-  for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h != NULL;
-       h = CMSG_NXTHDR(&m, h)) {
-    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-      continue;
-    size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < k; i++) {
-      int fd;
-      memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-      /* The control buffer rounds up: it can hold more than asked for. */
-      if (nhost < in.ri_fds_len) {
-        host[nhost++] = fd;
-      } else {
-        cloudabi_rights_t b, inh;
-        struct hostobj *o = inflight_take(&c->sup->inflight, fd, !peek, &b,
-                                          &inh);
-        if (o != NULL)
-          hostobj_unref(o);
-        close(fd);
-        /* FreeBSD reports truncation only to a receiver that gave room
-         * (and too little); with none they are just discarded. */
-        if (in.ri_fds_len > 0)
-          m.msg_flags |= MSG_CTRUNC;
-      }
-    }
-  }
+  bool dropped;
+  size_t nhost = take_fds(c, &m, peek, in.ri_fds_len, host, &dropped);
+  /* FreeBSD reports truncation only to a receiver that gave room (and
+   * too little); with none they are just discarded. */
+  if (dropped && in.ri_fds_len > 0)
+    m.msg_flags |= MSG_CTRUNC;
   cloudabi_fd_t guest[MAX_PASSED_FDS];
   size_t kept = adopt_fds(c, host, nhost, peek, cap->inheriting, guest);
 
@@ -264,10 +258,7 @@ cloudabi_errno_t handle_sock_send(struct call *c) {
   if (e != 0)
     return e;
 
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
-  } ctl;
+  union fds_ctl ctl;
   struct msghdr m = {.msg_iov = &data, .msg_iovlen = 1};
   if (in.si_fds_len > 0) {
     m.msg_control = ctl.buf;
