@@ -18,6 +18,14 @@
 
 static struct config_plan *parse_config(const struct options *o);
 
+/* The test tree builds this file again with a hook that attacks from
+ * inside the confined supervisor (tests/confine/); never this binary. */
+#ifndef CONFINE_TEST_HOOK
+#define CONFINE_TEST_HOOK NULL
+#else
+void CONFINE_TEST_HOOK(void);
+#endif
+
 /* Every failure to start exits 127, as upstream. */
 #define EXIT_NOT_STARTED 127
 
@@ -122,7 +130,9 @@ static int run(const struct options *opts) {
     struct sup_options so = {.program_name = o.program,
                              .dispatch = dispatch,
                              .local_vdso = o.trace.local,
-                             .limits = o.limits};
+                             .limits = o.limits,
+                             .verbose = o.verbose,
+                             .after_confine = CONFINE_TEST_HOOK};
     if (o.trace.enabled) {
       so.trace_hooks = &trace_hooks;
       so.tracer = trace_open(&o.trace, why, sizeof(why));

@@ -143,10 +143,15 @@ static int set_limits(pid_t pid, const struct launch_config *lc) {
 }
 
 /* In the forked child: only raw calls, then exec the stub. */
-static _Noreturn void child(pid_t parent, int go, int block, int prog,
-                            int vdso, int sync, int ioslots, int stub) {
+static _Noreturn void child(pid_t parent, int ready, int go, int block,
+                            int prog, int vdso, int sync, int ioslots,
+                            int stub) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent)
+    _exit(STUB_EEXEC);
+  /* The confined supervisor is not dumpable, nor would we be: no seize
+   * without CAP_SYS_PTRACE.  Exec makes the guest dumpable again anyway. */
+  if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 || write(ready, "r", 1) != 1)
     _exit(STUB_EEXEC);
   char c;
   if (read(go, &c, 1) != 1) /* the parent failed to seize us */
@@ -169,8 +174,11 @@ static _Noreturn void child(pid_t parent, int go, int block, int prog,
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
+  /* Exec resets caught signals; ignored ones must be reset here.  Not
+   * SIGSYS: the supervisor's filter refuses touching its handler. */
   for (int sig = 1; sig < NSIG; sig++)
-    signal(sig, SIG_DFL);
+    if (sig != SIGSYS)
+      signal(sig, SIG_DFL);
   char *argv[] = {"cloudabi-loader", NULL};
   char *envp[] = {NULL};
   syscall(SYS_execveat, stubfd, "", argv, envp, AT_EMPTY_PATH);
@@ -251,6 +259,7 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
                       size_t why_size) {
   int result = -1;
   int stub = -1, vdso = -1, block = -1, go[2] = {-1, -1}, sync[2] = {-1, -1};
+  int ready[2] = {-1, -1};
   int ioslots = -1;
   void *io_map = MAP_FAILED;
   pid_t pid = -1;
@@ -270,7 +279,8 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
     fail(why, why_size, "cannot prepare the loader: %s", strerror(errno));
     goto out;
   }
-  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(sync, O_CLOEXEC) != 0) {
+  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(sync, O_CLOEXEC) != 0 ||
+      pipe2(ready, O_CLOEXEC) != 0) {
     fail(why, why_size, "pipe: %s", strerror(errno));
     goto out;
   }
@@ -281,7 +291,8 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
     goto out;
   }
   if (pid == 0)
-    child(parent, go[0], block, prog_fd, vdso, sync[1], ioslots, stub);
+    child(parent, ready[1], go[0], block, prog_fd, vdso, sync[1], ioslots,
+          stub);
   /* The child waits for `go`: its limits are in place before it runs. */
   if (set_limits(pid, lc) != 0) {
     fail(why, why_size, "cannot set the program's limits: %s",
@@ -292,6 +303,16 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
   go[0] = -1;
   close(sync[1]);
   sync[1] = -1;
+  close(ready[1]);
+  ready[1] = -1;
+  char r;
+  ssize_t got;
+  while ((got = read(ready[0], &r, 1)) < 0 && errno == EINTR) {
+  }
+  if (got != 1) {
+    fail(why, why_size, "the loader died before it started", NULL);
+    goto out;
+  }
   /* The guest dies with us: PTRACE_O_EXITKILL, on every task it makes. */
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
               PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
@@ -341,7 +362,8 @@ out:
   }
   if (io_map != MAP_FAILED)
     munmap(io_map, IOSLOT_REGION_SIZE);
-  int fds[] = {stub, vdso, block, ioslots, go[0], go[1], sync[0], sync[1]};
+  int fds[] = {stub,    vdso,    block,   ioslots,  go[0],
+               go[1],   sync[0], sync[1], ready[0], ready[1]};
   for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
     if (fds[i] >= 0)
       close(fds[i]);

@@ -42,6 +42,7 @@
 #include "lends.h"
 #include "listener.h"
 #include "loop.h"
+#include "confine.h"
 #include "reply.h"
 #include "task_events.h"
 #include "cloudabi_syscalls.h"
@@ -153,6 +154,17 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     msg(s, "%s", why);
     return -1;
   }
+  /* Before the first guest, so that all of them share the Landlock domain
+   * (which lets us reach them) and run under both filters. */
+  struct confine_layers layers;
+  if (confine_self(lc, &layers, why, sizeof(why)) != 0) {
+    msg(s, "cannot confine the supervisor: %s", why);
+    return -1;
+  }
+  if (s->opts->verbose && layers.missing[0] != '\0')
+    msg(s, "running with fewer confinement layers: %s", layers.missing);
+  if (s->opts->after_confine != NULL)
+    s->opts->after_confine();
   /* The initial descriptor table: guest descriptor i is lc->fds[i]. */
   struct captab fds;
   captab_init(&fds);

@@ -98,6 +98,10 @@ struct sup_options {
   struct tracer *tracer; /* open, owned by the caller; NULL: no trace */
   const struct sup_trace_hooks *trace_hooks; /* with tracer */
   struct run_limits limits;
+  bool verbose; /* say which confinement layers are missing */
+  /* Called once the supervisor is confined, before the guest starts:
+   * NULL but in the test tree's attack binary (tests/confine/). */
+  void (*after_confine)(void);
 };
 
 struct sup {
