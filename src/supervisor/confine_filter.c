@@ -95,6 +95,7 @@ static const int any_args[] = {
     SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres), SCMP_SYS(gettimeofday),
     SCMP_SYS(getrandom), SCMP_SYS(setitimer), SCMP_SYS(getitimer),
     SCMP_SYS(getrusage),
+    SCMP_SYS(sysinfo), /* qsort asks how much memory there is */
     /* Guest processes: waiting for them, signalling them (Landlock's
      * scope keeps signals within the guests), their memory and
      * descriptors (ptrace access checks, also scoped by Landlock). */
