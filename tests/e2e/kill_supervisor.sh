@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The guest is confined and dies with its supervisor: while it is blocked
 # in a read, it holds no host descriptor and runs under seccomp; after
-# cloudabi-run is killed with SIGKILL, no guest process remains.
+# cloudabi-run is killed with SIGKILL, no guest process remains.  The
+# supervisor runs with no_new_privs and its own filter, the guest under both.
 #
 # usage: kill_supervisor.sh CLOUDABI_RUN BLOCKER_PROGRAM
 set -u
@@ -38,6 +39,10 @@ n=$(ls "/proc/$guest/fd" | wc -l)
 [ "$n" -eq 0 ] || { echo "guest holds $n descriptors:"; ls -l "/proc/$guest/fd"; fail=1; }
 grep -q '^Seccomp:[[:space:]]*2' "/proc/$guest/status" || { echo "guest not in seccomp filter mode"; fail=1; }
 grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$guest/status" || { echo "no_new_privs not set"; fail=1; }
+# The supervisor confined itself too (issue 19).
+grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$sup/status" || { echo "supervisor without no_new_privs"; fail=1; }
+grep -q '^Seccomp:[[:space:]]*2' "/proc/$sup/status" || { echo "supervisor without a seccomp filter"; fail=1; }
+grep -q '^Seccomp_filters:[[:space:]]*2' "/proc/$guest/status" || { echo "guest not under both filters"; fail=1; }
 tracer=$(awk '/^TracerPid:/ {print $2}' "/proc/$guest/status")
 [ "$tracer" = "$sup" ] || { echo "guest traced by $tracer, not $sup"; fail=1; }
 

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The supervisor is confined once the guest starts: code running inside it
+# (cloudabi-run-attack's hook, tests/confine/attack.c) cannot read or write
+# files the config did not grant, exec, open a socket, ptrace or signal an
+# unrelated process.  Controls show the same hook can use the grants, so
+# a refusal is the confinement's, not a broken hook.
+#
+# usage: confine.sh CLOUDABI_RUN_ATTACK HELLO_PROGRAM
+set -u
+RUN=$1 PROG=$2
+TMP=$(mktemp -d)
+other=
+cleanup() {
+  [ -n "$other" ] && kill -9 "$other" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP/granted" "$TMP/outside"
+echo secret >"$TMP/outside/secret"
+echo visible >"$TMP/granted/visible"
+cat >"$TMP/config.yaml" <<YAML
+%TAG ! tag:nuxi.nl,2015:cloudabi/
+---
+terminal: !fd stdout
+name: confined
+work: !file
+  path: $TMP/granted
+YAML
+# An unrelated process of the same user, as a target.
+sleep 60 &
+other=$!
+
+fail=0
+# attack NAME ARG EXPECT: EXPECT is "refused", "allowed" or "sigsys".
+attack() {
+  local name=$1 arg=$2 expect=$3 out status
+  out=$(CLOUDABI_ATTACK=$name CLOUDABI_ATTACK_ARG=$arg \
+    "$RUN" "$PROG" "$TMP/config.yaml" 2>&1 >/dev/null)
+  status=$?
+  case $expect in
+  refused)
+    [[ $out == *"attack $name: refused"* && $status -eq 0 ]] && return ;;
+  allowed)
+    [[ $out == *"attack $name: ALLOWED"* && $status -eq 0 ]] && return ;;
+  sigsys)
+    [[ $out == *"seccomp filter refused system call"* && $status -eq 70 &&
+      $out != *"attack $name:"* ]] && return ;;
+  esac
+  echo "FAIL: attack $name $arg: expected $expect, got status $status:"
+  echo "$out"
+  fail=1
+}
+
+attack read /etc/passwd refused
+attack read "$TMP/outside/secret" refused
+attack read "$TMP/granted/visible" allowed
+attack write "$TMP/outside/new" refused
+attack write "$HOME/cloudabi-attack-$$" refused
+attack write "$TMP/granted/new" allowed
+attack execve /bin/sh sigsys
+attack execveat /bin/true refused
+attack connect 22 sigsys
+attack ptrace_attach "$other" sigsys
+attack ptrace_seize "$other" refused
+# Another process's memory (ptrace access: Landlock keeps it to the
+# guests).  Files that need only read access, such as environ, stay
+# readable to root (CAP_SYS_PTRACE) in our runs: SECURITY.md.
+attack read "/proc/$other/mem" refused
+attack sigsys_handler "" sigsys
+# Signals are scoped to the guests on Landlock ABI 6 and later.
+if [ "$(python3 -c 'import ctypes,sys
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.syscall(444, None, 0, 1))' 2>/dev/null)" -ge 6 ] 2>/dev/null; then
+  attack signal "$other" refused
+  kill -0 "$other" || { echo "FAIL: the unrelated process was killed"; fail=1; }
+fi
+[ -e "$TMP/outside/new" ] && { echo "FAIL: a file was created outside the grants"; fail=1; }
+[ -e "$HOME/cloudabi-attack-$$" ] && { echo "FAIL: a file was created in \$HOME"; rm -f "$HOME/cloudabi-attack-$$"; fail=1; }
+[ $fail -eq 0 ] && echo "confine: ok"
+exit $fail
