@@ -11,6 +11,7 @@
 #include "loader/prog_image.h"
 #include "options.h"
 #include "calls/path.h"
+#include "supervisor/confine.h"
 #include "supervisor/loop.h"
 #include "supervisor/sup.h"
 #include "calls/syscall_table.h"
@@ -119,7 +120,14 @@ static int run(const struct options *opts) {
   config_diags_free(&diags);
   int status = EXIT_NOT_STARTED;
   if (e == 0 && o.plan) {
-    if (plan_print(plan, &lc, o.plan_format, stdout) == 0)
+    struct confine_layers layers;
+    confine_probe(&layers);
+    char json[256], text[256];
+    confine_layers_json(&layers, json, sizeof(json));
+    confine_layers_text(&layers, text, sizeof(text));
+    /* The text plan is about the program's grants; -v adds this. */
+    struct plan_extra extra = {json, o.verbose ? text : NULL};
+    if (plan_print(plan, &lc, o.plan_format, &extra, stdout) == 0)
       status = 0;
     else
       fprintf(stderr, "cloudabi-run: cannot write the plan: %s\n",

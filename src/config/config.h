@@ -117,7 +117,13 @@ enum plan_format { PLAN_TEXT, PLAN_JSON };
  * behind it and every place in the config that names it.  Returns 0, or -1
  * when writing failed.
  */
+/* What the caller adds: a JSON value for the key "supervisor" and a text
+ * line (the supervisor's confinement layers); either may be NULL. */
+struct plan_extra {
+  const char *supervisor_json, *supervisor_text;
+};
 int plan_print(const struct config_plan *plan, const struct launch_config *lc,
-               enum plan_format format, FILE *out);
+               enum plan_format format, const struct plan_extra *extra,
+               FILE *out);
 
 #endif

@@ -133,7 +133,8 @@ static void text_source(FILE *out, const struct cfg_resource *r) {
 }
 
 static void print_text(const struct config_plan *plan,
-                       const struct launch_config *lc, FILE *out) {
+                       const struct launch_config *lc,
+                       const struct plan_extra *extra, FILE *out) {
   char q[512];
   const char *name = text_name(plan->name, q, sizeof(q));
   fprintf(out, "%s: %zu descriptor%s, %zu bytes of argument data\n", name,
@@ -158,6 +159,8 @@ static void print_text(const struct config_plan *plan,
     text_rights(out, "rights", rights->base);
     text_rights(out, "inheriting", rights->inheriting);
   }
+  if (extra != NULL && extra->supervisor_text != NULL)
+    fprintf(out, "supervisor: %s\n", extra->supervisor_text);
 }
 
 static void json_rights(FILE *out, const char *label, cloudabi_rights_t set) {
@@ -214,9 +217,12 @@ static void json_source(FILE *out, const struct cfg_resource *r,
 }
 
 static void print_json(const struct config_plan *plan,
-                       const struct launch_config *lc, FILE *out) {
+                       const struct launch_config *lc,
+                       const struct plan_extra *extra, FILE *out) {
   fputs("{\n  \"config\": ", out);
   json_string(out, plan->name);
+  if (extra != NULL && extra->supervisor_json != NULL)
+    fprintf(out, ",\n  \"supervisor\": %s", extra->supervisor_json);
   fprintf(out, ",\n  \"argdata_length\": %zu,\n  \"descriptors\": [",
           plan->argdata_len);
   for (size_t i = 0; i < plan->ndescs; i++) {
@@ -247,14 +253,15 @@ static void print_json(const struct config_plan *plan,
 }
 
 int plan_print(const struct config_plan *plan, const struct launch_config *lc,
-               enum plan_format format, FILE *out) {
+               enum plan_format format, const struct plan_extra *extra,
+               FILE *out) {
   if (lc->nfds != plan->ndescs) {
     errno = EINVAL;
     return -1;
   }
   if (format == PLAN_JSON)
-    print_json(plan, lc, out);
+    print_json(plan, lc, extra, out);
   else
-    print_text(plan, lc, out);
+    print_text(plan, lc, extra, out);
   return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

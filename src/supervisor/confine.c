@@ -205,14 +205,31 @@ int confine_self(const struct launch_config *lc, struct confine_layers *out,
   return 0;
 }
 
-void confine_layers_json(const struct confine_layers *l, FILE *out) {
-  fprintf(out,
-          "{\"no_new_privs\": %s, \"not_dumpable\": %s, \"landlock\": %s, "
-          "\"landlock_abi\": %d, \"landlock_net\": %s, "
-          "\"landlock_scoped\": %s, \"seccomp\": %s}",
-          l->no_new_privs ? "true" : "false",
-          l->not_dumpable ? "true" : "false", l->landlock ? "true" : "false",
-          l->landlock_abi, l->landlock_net ? "true" : "false",
-          l->landlock_scoped ? "true" : "false",
-          l->seccomp ? "true" : "false");
+static const char *tf(bool b) { return b ? "true" : "false"; }
+
+void confine_layers_json(const struct confine_layers *l, char *buf,
+                         size_t size) {
+  snprintf(buf, size,
+           "{\"no_new_privs\": %s, \"not_dumpable\": %s, \"landlock\": %s, "
+           "\"landlock_abi\": %d, \"landlock_net\": %s, "
+           "\"landlock_scoped\": %s, \"seccomp\": %s}",
+           tf(l->no_new_privs), tf(l->not_dumpable), tf(l->landlock),
+           l->landlock_abi, tf(l->landlock_net), tf(l->landlock_scoped),
+           tf(l->seccomp));
+}
+
+void confine_layers_text(const struct confine_layers *l, char *buf,
+                         size_t size) {
+  int n = snprintf(buf, size, "confined by no_new_privs, not dumpable, %s",
+                   l->seccomp ? "its own seccomp filter" : "no seccomp filter");
+  if (n < 0 || (size_t)n >= size)
+    return;
+  if (l->landlock)
+    snprintf(buf + n, size - (size_t)n,
+             ", Landlock ABI %d (files beneath the grants%s%s)",
+             l->landlock_abi, l->landlock_net ? ", no TCP" : "",
+             l->landlock_scoped ? ", signals to the guests only" : "");
+  else
+    snprintf(buf + n, size - (size_t)n, "; without Landlock (%s)",
+             l->missing);
 }

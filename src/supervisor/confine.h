@@ -40,8 +40,11 @@ void confine_probe(struct confine_layers *out);
 int confine_self(const struct launch_config *lc, struct confine_layers *out,
                  char *why, size_t why_size);
 
-/* The layers as one JSON object, for --plan=json. */
-void confine_layers_json(const struct confine_layers *l, FILE *out);
+/* The layers as one JSON object and as a line of text, for --plan. */
+void confine_layers_json(const struct confine_layers *l, char *buf,
+                         size_t size);
+void confine_layers_text(const struct confine_layers *l, char *buf,
+                         size_t size);
 
 /* The supervisor's own filter (confine_filter.c).  Returns 0, or -1 with a
  * message in why. */

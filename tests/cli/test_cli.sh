@@ -139,7 +139,14 @@ assert d[1]["source"] == {"tag": "executable", "narrowed": False}
 assert "FD_WRITE" not in d[1]["rights_base"]
 assert d[2]["source"] == {"tag": "socket", "type": "stream", "bind": "127.0.0.1:0", "narrowed": False}
 assert d[3]["rights_inheriting_mask"] == "0x000000011ffff7ff"
+# The supervisor's own confinement (issue 19): these two layers exist on
+# every kernel that runs cloudabi-run; Landlock depends on the kernel.
+sup = plan["supervisor"]
+assert sup["no_new_privs"] is True and sup["seccomp"] is True, sup
+assert sup["landlock"] == (sup["landlock_abi"] >= 2), sup
 EOF
+"$RUN" -v --plan "$PROG" good.yaml 2>/dev/null | grep -q '^supervisor: confined by no_new_privs, not dumpable, its own seccomp filter' ||
+  fail "--plan -v: the supervisor line"
   # Names that are not UTF-8 or need escapes still give valid JSON.
   cp good.yaml $'we"ird\x01\xff.yaml'
   "$RUN" --plan=json "$PROG" $'we"ird\x01\xff.yaml' | python3 -m json.tool >/dev/null ||

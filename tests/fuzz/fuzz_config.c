@@ -113,8 +113,8 @@ static void check_plan(const struct config_plan *plan) {
   size_t out_len = 0;
   FILE *f = open_memstream(&out, &out_len);
   CHECK(f != NULL);
-  CHECK(plan_print(plan, &lc, PLAN_TEXT, f) == 0);
-  CHECK(plan_print(plan, &lc, PLAN_JSON, f) == 0);
+  CHECK(plan_print(plan, &lc, PLAN_TEXT, NULL, f) == 0);
+  CHECK(plan_print(plan, &lc, PLAN_JSON, NULL, f) == 0);
   fclose(f);
   free(out);
   launch_config_free(&lc);
