@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,15 +51,41 @@ void hostio_prepare(struct hostobj *obj) {
 }
 
 #define MSG_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
+#define IOV_MAX_BOUNDED 16
 
 /* For a pipe or device we could not reopen: would the I/O block? */
+static bool polled(const struct hostobj *obj) {
+  return !obj->is_socket && !obj->host_nonblocking &&
+         obj->type != CLOUDABI_FILETYPE_REGULAR_FILE &&
+         obj->type != CLOUDABI_FILETYPE_DIRECTORY;
+}
+
 static bool would_block(const struct hostobj *obj, short events) {
-  if (obj->is_socket || obj->host_nonblocking ||
-      obj->type == CLOUDABI_FILETYPE_REGULAR_FILE ||
-      obj->type == CLOUDABI_FILETYPE_DIRECTORY)
+  if (!polled(obj))
     return false;
   struct pollfd p = {obj->fd, events, 0};
   return poll(&p, 1, 0) == 0;
+}
+
+/*
+ * A blocking pipe that polled writable has room for at least PIPE_BUF
+ * bytes; more could block the supervisor.  Write no more than that and
+ * let the guest see a short write.
+ */
+static ssize_t write_bounded(int fd, const struct iovec *iov, int n) {
+  struct iovec cut[IOV_MAX_BOUNDED];
+  size_t left = PIPE_BUF;
+  int k = 0;
+  for (int i = 0; i < n && k < IOV_MAX_BOUNDED && left > 0; i++) {
+    size_t len = iov[i].iov_len < left ? iov[i].iov_len : left;
+    if (len == 0)
+      continue;
+    cut[k].iov_base = iov[i].iov_base;
+    cut[k].iov_len = len;
+    left -= len;
+    k++;
+  }
+  return k == 0 ? 0 : writev(fd, cut, k);
 }
 
 ssize_t hostio_readv(struct hostobj *obj, const struct iovec *iov, int n) {
@@ -81,6 +108,8 @@ ssize_t hostio_writev(struct hostobj *obj, const struct iovec *iov, int n) {
     r = sendmsg(obj->fd, &m, MSG_FLAGS);
   } else if (would_block(obj, POLLOUT)) {
     return -EAGAIN;
+  } else if (polled(obj)) {
+    r = write_bounded(obj->fd, iov, n);
   } else {
     r = writev(obj->fd, iov, n);
   }

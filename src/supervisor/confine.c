@@ -104,6 +104,21 @@ static uint64_t dir_access(cloudabi_rights_t r) {
   return a;
 }
 
+/* A pipe or device is reopened non-blocking through /proc/self/fd with
+ * its own access mode (host/hostio.c), after the ruleset is on. */
+static uint64_t reopen_access(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0)
+    return 0;
+  int mode = fl & O_ACCMODE;
+  uint64_t a = 0;
+  if (mode == O_RDONLY || mode == O_RDWR)
+    a |= LL_FS_READ_FILE;
+  if (mode == O_WRONLY || mode == O_RDWR)
+    a |= LL_FS_WRITE_FILE;
+  return a;
+}
+
 static int add_rule(int ruleset, int fd, uint64_t access) {
   if (access == 0)
     return 0;
@@ -132,8 +147,10 @@ static int add_rules(int ruleset, int abi, const struct launch_config *lc,
       ; /* the whole tree */
     else if (S_ISREG(st.st_mode))
       a &= LL_FS_FILE_ONLY;
+    else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+      a = reopen_access(fd) & handled; /* hostio_prepare's reopen */
     else
-      continue; /* sockets, pipes, devices: nothing opened by path */
+      continue; /* sockets: nothing opened by path */
     if (add_rule(ruleset, fd, a) != 0) {
       snprintf(why, why_size, "Landlock rule for descriptor %zu: %s", i,
                strerror(errno));

@@ -5,9 +5,12 @@
 # unrelated process.  Controls show the same hook can use the grants, so
 # a refusal is the confinement's, not a broken hook.
 #
-# usage: confine.sh CLOUDABI_RUN_ATTACK HELLO_PROGRAM
+# usage: confine.sh CLOUDABI_RUN_ATTACK HELLO_PROGRAM [SANITIZED]
+# SANITIZED=1: the sanitizers' runtime needs ptrace and signal handlers,
+# so the filter allows them (src/supervisor/confine_filter.c) and only
+# Landlock stands between the hook and an unrelated process.
 set -u
-RUN=$1 PROG=$2
+RUN=$1 PROG=$2 SANITIZED=${3:-0}
 TMP=$(mktemp -d)
 other=
 cleanup() {
@@ -60,13 +63,17 @@ attack write "$TMP/granted/new" allowed
 attack execve /bin/sh sigsys
 attack execveat /bin/true refused
 attack connect 22 sigsys
-attack ptrace_attach "$other" sigsys
+if [ "$SANITIZED" = 1 ]; then
+  attack ptrace_attach "$other" refused
+else
+  attack ptrace_attach "$other" sigsys
+  attack sigsys_handler "" sigsys
+fi
 attack ptrace_seize "$other" refused
 # Another process's memory (ptrace access: Landlock keeps it to the
 # guests).  Files that need only read access, such as environ, stay
 # readable to root (CAP_SYS_PTRACE) in our runs: SECURITY.md.
 attack read "/proc/$other/mem" refused
-attack sigsys_handler "" sigsys
 # Signals are scoped to the guests on Landlock ABI 6 and later.
 if [ "$(python3 -c 'import ctypes,sys
 libc = ctypes.CDLL(None, use_errno=True)
