@@ -147,9 +147,17 @@ static int add_rules(int ruleset, int abi, const struct launch_config *lc,
       ; /* the whole tree */
     else if (S_ISREG(st.st_mode))
       a &= LL_FS_FILE_ONLY;
-    else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
-      a = reopen_access(fd) & handled; /* hostio_prepare's reopen */
-    else
+    else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+      /* For hostio_prepare's reopen.  An anonymous pipe has no path
+       * (EBADFD), and Landlock does not check its reopen either. */
+      if (add_rule(ruleset, fd, reopen_access(fd) & handled) != 0 &&
+          errno != EBADFD) {
+        snprintf(why, why_size, "Landlock rule for descriptor %zu: %s", i,
+                 strerror(errno));
+        return -1;
+      }
+      continue;
+    } else
       continue; /* sockets: nothing opened by path */
     if (add_rule(ruleset, fd, a) != 0) {
       snprintf(why, why_size, "Landlock rule for descriptor %zu: %s", i,
