@@ -11,6 +11,10 @@
 #   --stdin-text TEXT standard input is a pipe carrying TEXT
 #   --define K=V      replace @K@ in CONFIG by V
 #   --run-arg ARG     an option for cloudabi-run, before PROGRAM
+#   --unprivileged    run as nobody without capabilities when started as
+#                     root (CI runs as root; users do not: ptrace and
+#                     /proc rules differ); exit 77 (skip) if nobody cannot
+#                     reach the binaries
 # CONFIG may use @TMP@ for a fresh directory, which is also the working
 # directory, and @SRC@ for the source tree's tests/ directory.  A file
 # CONFIG.setup next to CONFIG, if present, is run in @TMP@ first; a file
@@ -19,7 +23,7 @@ set -u
 RUN=$1 PROG=$2 CONFIG=$3
 shift 3
 status=0 stdout_re= stdout_is= stderr_re= stdin=/dev/null have_is=0
-stdin_text= have_text=0 seds=() run_args=()
+stdin_text= have_text=0 seds=() run_args=() unpriv=0 wrap=()
 while [ $# -gt 0 ]; do
   case $1 in
   --status) status=$2; shift 2 ;;
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
   --stdin-text) stdin_text=$2; have_text=1; shift 2 ;;
   --define) seds+=(-e "s|@${2%%=*}@|${2#*=}|g"); shift 2 ;;
   --run-arg) run_args+=("$2"); shift 2 ;;
+  --unprivileged) unpriv=1; shift ;;
   *) echo "run_e2e.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -41,12 +46,21 @@ if [ -f "$CONFIG.setup" ]; then
   (cd "$TMP" && bash "$CONFIG.setup") || { echo "setup failed"; exit 1; }
 fi
 cd "$TMP" || exit 1
+if [ $unpriv -eq 1 ] && [ "$(id -u)" -eq 0 ]; then
+  wrap=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
+    --bounding-set=-all)
+  chmod -R a+rwX "$TMP"
+  "${wrap[@]}" test -x "$RUN" -a -r "$PROG" || {
+    echo "nobody cannot reach $RUN or $PROG: skipped"
+    exit 77
+  }
+fi
 if [ $have_text -eq 1 ]; then
   printf '%b' "$stdin_text" |
-    timeout -s KILL 60 "$RUN" "${run_args[@]}" "$PROG" config.yaml >stdout.txt 2>stderr.txt
+    timeout -s KILL 60 "${wrap[@]}" "$RUN" "${run_args[@]}" "$PROG" config.yaml >stdout.txt 2>stderr.txt
   got=${PIPESTATUS[1]}
 else
-  timeout -s KILL 60 "$RUN" "${run_args[@]}" "$PROG" config.yaml <"$stdin" >stdout.txt 2>stderr.txt
+  timeout -s KILL 60 "${wrap[@]}" "$RUN" "${run_args[@]}" "$PROG" config.yaml <"$stdin" >stdout.txt 2>stderr.txt
   got=$?
 fi
 ok=1
