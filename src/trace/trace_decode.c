@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "decode_dirents.h"
 #include "decode_structs.h"
 #include "decode_util.h"
 #include "trace_names.h"
@@ -68,7 +69,9 @@ void trace_decode_args(struct temit *e, const char *key,
     }
     case ARG_buf_out:
     case ARG_char_out:
-      if (output)
+      if (output && d == &syscall_table[CLOUDABI_SYS_file_readdir])
+        td_dirents_at(e, v, a->name, x, buffer_filled(v, next));
+      else if (output)
         td_bytes_at(e, v, a->name, x, buffer_filled(v, next));
       else
         td_unread(e, a->name, x);

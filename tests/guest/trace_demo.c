@@ -8,10 +8,13 @@
  *               that the call parks;
  *   "crash"     ends in a SIGSEGV;
  *   "ill"       ends in a SIGILL (an undefined instruction);
- *   "forbidden" ends in a raw Linux system call the filter refuses.
+ *   "forbidden" ends in a raw Linux system call the filter refuses;
+ *   "readdir"   lists `dir` (holding one file): whole, then into buffers
+ *               that cut a header and a name short, then into a bad
+ *               pointer.
  * The program exits with status 3 through proc_exit.
  * Config: out (stdout), file (data.txt holding 0123456789, read-only),
- * in (stdin), do.
+ * in (stdin), do, and for "readdir" dir.
  */
 #include "rt.h"
 
@@ -90,6 +93,20 @@ static void parked_read(void) {
   RT_EXPECT(cloudabi_sys_fd_read(in, &iov, 1, &n), 0);
 }
 
+/* Linux lists "." and ".." first on every file system, and the one file
+ * after them, so the golden trace does not depend on directory order. */
+static void list_dir(cloudabi_fd_t dir) {
+  char buf[256];
+  size_t n;
+  RT_EXPECT(cloudabi_sys_file_readdir(dir, buf, sizeof(buf), 0, &n), 0);
+  /* "." is 25 bytes: 30 cuts the header of ".." after 5 bytes, 50 its
+   * name after 1. */
+  RT_EXPECT(cloudabi_sys_file_readdir(dir, buf, 30, 0, &n), 0);
+  RT_EXPECT(cloudabi_sys_file_readdir(dir, buf, 50, 0, &n), 0);
+  RT_EXPECT(cloudabi_sys_file_readdir(dir, BAD_PTR, 64, 0, &n),
+            CLOUDABI_EFAULT);
+}
+
 void program_main(const argdata_t *ad) {
   out = rt_map_fd(ad, "out");
   rt_log_fd = out;
@@ -105,6 +122,8 @@ void program_main(const argdata_t *ad) {
     *(volatile int *)BAD_PTR = 1;
   } else if (strcmp(what, "ill") == 0) {
     __builtin_trap();
+  } else if (strcmp(what, "readdir") == 0) {
+    list_dir(rt_map_fd(ad, "dir"));
   } else if (strcmp(what, "forbidden") == 0) {
     rt_raw_syscall(2 /* Linux open */, (long)"/etc/passwd", 0, 0, 0, 0, 0);
   }

@@ -43,6 +43,12 @@ file: !file {path: data.txt}
 in: !fd stdin
 do: $what
 EOF
+# The readdir guest lists a directory of one file; the key is added only
+# for it, so that the other traces' descriptor numbers stay as they are.
+if [ "$what" = readdir ]; then
+  mkdir listing && printf x >listing/only.txt &&
+    echo 'dir: !file {path: listing, directory: true}' >>config.yaml
+fi
 
 if [ $have_late -eq 1 ]; then
   { sleep 0.5; printf '%b' "$stdin_late"; } |
@@ -56,7 +62,8 @@ else
 fi
 
 # Thread ids, addresses (8 hex digits or more; short ones like 0x10 are
-# the test's own), offsets into a mapped file, times.
+# the test's own), offsets into a mapped file, times, and a directory
+# entry's inode and cookie (the file system's).
 normalise() {
   sed -E \
     -e 's/\[([0-9?]+):[0-9]+\]/[\1:TID]/g' \
@@ -67,6 +74,8 @@ normalise() {
     -e 's/<[0-9]+\.[0-9]{6}>/<TIME>/g' \
     -e 's/^(\[[^]]*\]) [0-9]+\.[0-9]{6} /\1 TIME /' \
     -e 's/"(time|duration)":[0-9]+\.[0-9]{6}/"\1":TIME/g' \
+    -e 's/\{next=[0-9]+, ino=[0-9]+, /{next=COOKIE, ino=INO, /g' \
+    -e 's/\{"next":[0-9]+,"ino":[0-9]+,/{"next":COOKIE,"ino":INO,/g' \
     "$1"
 }
 

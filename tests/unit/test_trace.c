@@ -6,6 +6,7 @@
  * guest memory (no crash; the JSON always parses), and the tracer's lines
  * for parked, resumed and abandoned calls.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -291,7 +292,8 @@ static void test_spec(void **state) {
 struct fake_mem {
   unsigned char bytes[8192];
   size_t used;
-  bool fail; /* every read fails */
+  bool fail;     /* every read fails */
+  uint64_t high; /* the end of the highest byte read */
 };
 
 static bool fake_read(void *ctx, uint64_t addr, void *buf, size_t len) {
@@ -300,6 +302,8 @@ static bool fake_read(void *ctx, uint64_t addr, void *buf, size_t len) {
       len > sizeof(m->bytes) - (addr - GUEST_BASE))
     return false;
   memcpy(buf, m->bytes + (addr - GUEST_BASE), len);
+  if (len > 0 && addr + len > m->high)
+    m->high = addr + len;
   return true;
 }
 
@@ -493,6 +497,148 @@ static void test_decode_sockets_and_pairs(void **state) {
   assert_string_equal(
       decode(&e, false, CLOUDABI_SYS_file_readlink, link, TP_OK, 6, false, &m),
       "file_readlink(3, \"ln\", \"target\", 8) = 6");
+  te_free(&e);
+}
+
+/* ---- file_readdir's entries ---- */
+
+/* Appends a dirent header and name_bytes bytes of name to buf at *off. */
+static void dirent_put(unsigned char *buf, size_t *off, uint64_t next,
+                       uint64_t ino, uint32_t namlen, uint8_t type,
+                       const char *name, size_t name_bytes) {
+  cloudabi_dirent_t de;
+  memset(&de, 0, sizeof(de));
+  de.d_next = next;
+  de.d_ino = ino;
+  de.d_namlen = namlen;
+  de.d_type = type;
+  memcpy(buf + *off, &de, sizeof(de));
+  *off += sizeof(de);
+  memcpy(buf + *off, name, name_bytes);
+  *off += name_bytes;
+}
+
+/* Decodes a readdir of buf_len bytes at addr that returned `used`. */
+static const char *readdir_line(struct temit *e, bool json, struct fake_mem *m,
+                                uint64_t addr, uint64_t buf_len,
+                                uint64_t used) {
+  uint64_t args[7] = {3, addr, buf_len, 0, GUEST_BASE};
+  return decode(e, json, CLOUDABI_SYS_file_readdir, args, TP_OK, used, false,
+                m);
+}
+
+#define DOT_ENTRIES                                                            \
+  "{next=1, ino=10, namlen=1, type=FILETYPE_DIRECTORY, name=\".\"}, "          \
+  "{next=2, ino=2, namlen=2, type=FILETYPE_DIRECTORY, name=\"..\"}"
+
+static void test_decode_readdir(void **state) {
+  (void)state;
+  struct fake_mem m = {0};
+  struct temit e;
+  te_init(&e);
+  unsigned char buf[512];
+  memset(buf, 'X', sizeof(buf)); /* what lies beyond the entries */
+  size_t len = 0;
+  dirent_put(buf, &len, 1, 10, 1, CLOUDABI_FILETYPE_DIRECTORY, ".", 1);
+  dirent_put(buf, &len, 2, 2, 2, CLOUDABI_FILETYPE_DIRECTORY, "..", 2);
+  size_t dots = len;
+  dirent_put(buf, &len, 3, 11, 5, CLOUDABI_FILETYPE_REGULAR_FILE, "a.txt", 5);
+  size_t whole = len;
+  uint64_t addr = put(&m, buf, sizeof(buf));
+
+  /* Complete: the end of the directory (fewer bytes than the buffer). */
+  assert_string_equal(
+      readdir_line(&e, false, &m, addr, 128, whole),
+      "file_readdir(3, [" DOT_ENTRIES ", {next=3, ino=11, namlen=5, "
+      "type=FILETYPE_REGULAR_FILE, name=\"a.txt\"}], 128, DIRCOOKIE_START) "
+      "= 80");
+  assert_int_equal(m.high, addr + whole);
+  assert_string_equal(
+      readdir_line(&e, true, &m, addr, 128, whole),
+      "{\"args\":{\"fd\":3,\"buf\":[{\"next\":1,\"ino\":10,\"namlen\":1,"
+      "\"type\":\"FILETYPE_DIRECTORY\",\"name\":\".\"},{\"next\":2,\"ino\":2,"
+      "\"namlen\":2,\"type\":\"FILETYPE_DIRECTORY\",\"name\":\"..\"},"
+      "{\"next\":3,\"ino\":11,\"namlen\":5,\"type\":"
+      "\"FILETYPE_REGULAR_FILE\",\"name\":\"a.txt\"}],\"buf_len\":128,"
+      "\"cookie\":\"DIRCOOKIE_START\"},\"result\":{\"bufused\":80}}");
+
+  /* The buffer full, the last header cut after 5 bytes. */
+  m.high = 0;
+  assert_string_equal(readdir_line(&e, false, &m, addr, dots + 5, dots + 5),
+                      "file_readdir(3, [" DOT_ENTRIES
+                      ", {truncated_header=5}], 56, DIRCOOKIE_START) = 56");
+  assert_true(m.high <= addr + dots + 5);
+  assert_true(json_valid(readdir_line(&e, true, &m, addr, dots + 5, dots + 5)));
+  assert_non_null(strstr(e.buf, "{\"truncated_header\":5}]"));
+
+  /* The last name cut after 2 of its 5 bytes. */
+  m.high = 0;
+  assert_string_equal(
+      readdir_line(&e, false, &m, addr, dots + 26, dots + 26),
+      "file_readdir(3, [" DOT_ENTRIES ", {next=3, ino=11, namlen=5, "
+      "type=FILETYPE_REGULAR_FILE, name=\"a.\"...}], 77, DIRCOOKIE_START) "
+      "= 77");
+  assert_true(m.high <= addr + dots + 26);
+  readdir_line(&e, true, &m, addr, dots + 26, dots + 26);
+  assert_non_null(
+      strstr(e.buf, "\"name\":\"a.\",\"name_truncated\":true}]"));
+
+  /* bufused beyond buf_len (a lying answer): only buf_len bytes. */
+  m.high = 0;
+  readdir_line(&e, false, &m, addr, dots, 4096);
+  assert_true(m.high <= addr + dots);
+  assert_non_null(strstr(e.buf, "[" DOT_ENTRIES "], "));
+
+  /* A zero-length name, then a huge d_namlen: nothing read past the end. */
+  len = 0;
+  memset(buf, 'X', sizeof(buf));
+  dirent_put(buf, &len, 7, 1, 0, CLOUDABI_FILETYPE_UNKNOWN, "", 0);
+  dirent_put(buf, &len, 8, 2, UINT32_MAX, 99, "abc", 3);
+  addr = put(&m, buf, sizeof(buf));
+  m.high = 0;
+  assert_string_equal(
+      readdir_line(&e, false, &m, addr, 64, len),
+      "file_readdir(3, [{next=7, ino=1, namlen=0, type=FILETYPE_UNKNOWN, "
+      "name=\"\"}, {next=8, ino=2, namlen=4294967295, type=99, "
+      "name=\"abc\"...}], 64, DIRCOOKIE_START) = 51");
+  assert_true(m.high <= addr + len);
+  assert_true(json_valid(readdir_line(&e, true, &m, addr, 64, len)));
+
+  /* More entries than are shown; names longer than the string size. */
+  len = 0;
+  static const char longname[] = "a-name-longer-than-the-string-size";
+  for (int i = 0; i < TRACE_MAX_ITEMS + 1; i++)
+    dirent_put(buf, &len, (uint64_t)i + 1, 5, 1,
+               CLOUDABI_FILETYPE_REGULAR_FILE, "a", 1);
+  addr = put(&m, buf, len);
+  readdir_line(&e, false, &m, addr, len, len);
+  assert_non_null(strstr(e.buf, "{next=16, ino=5, namlen=1, "
+                                "type=FILETYPE_REGULAR_FILE, name=\"a\"}, "
+                                "...], 425, "));
+  assert_null(strstr(e.buf, "next=17"));
+  readdir_line(&e, true, &m, addr, len, len);
+  assert_non_null(strstr(e.buf, "}],\"buf_truncated\":true,\"buf_len\""));
+  len = 0;
+  dirent_put(buf, &len, 1, 5, (uint32_t)strlen(longname),
+             CLOUDABI_FILETYPE_REGULAR_FILE, longname, strlen(longname));
+  addr = put(&m, buf, len);
+  readdir_line(&e, false, &m, addr, len, len);
+  assert_non_null(
+      strstr(e.buf, "name=\"a-name-longer-than-the-string-si\"...}]"));
+  readdir_line(&e, true, &m, addr, len, len);
+  assert_non_null(strstr(e.buf, "\"name_truncated\":true}]"));
+
+  /* Unreadable memory: the address; a call that failed: the pointer. */
+  m.fail = true;
+  char want[128];
+  snprintf(want, sizeof(want),
+           "file_readdir(3, [0x%" PRIx64 "], 58, DIRCOOKIE_START) = 58", addr);
+  assert_string_equal(readdir_line(&e, false, &m, addr, len, len), want);
+  m.fail = false;
+  uint64_t args[7] = {3, GUEST_BASE, 64, 5, GUEST_BASE};
+  assert_string_equal(decode(&e, false, CLOUDABI_SYS_file_readdir, args,
+                             TP_FAILED, 0, false, &m),
+                      "file_readdir(3, 0x100000, 64, 5)");
   te_free(&e);
 }
 
@@ -715,6 +861,7 @@ int main(void) {
       cmocka_unit_test(test_decode_file_open),
       cmocka_unit_test(test_decode_poll),
       cmocka_unit_test(test_decode_sockets_and_pairs),
+      cmocka_unit_test(test_decode_readdir),
       cmocka_unit_test(test_decode_every_row),
       cmocka_unit_test(test_tracer_lines),
       cmocka_unit_test(test_tracer_signals),
