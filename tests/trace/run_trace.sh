@@ -45,9 +45,18 @@ do: $what
 EOF
 # The readdir guest lists a directory of one file; the key is added only
 # for it, so that the other traces' descriptor numbers stay as they are.
+# On tmpfs, and only there, the order is fixed (".", "..", newest first);
+# ext4 lists in the order of a hash seeded per file system.
 if [ "$what" = readdir ]; then
-  mkdir listing && printf x >listing/only.txt &&
-    echo 'dir: !file {path: listing, directory: true}' >>config.yaml
+  shm=${CLOUDABI_TMPFS:-/dev/shm}
+  if [ "$(stat -f -c %T "$shm" 2>/dev/null)" != tmpfs ]; then
+    echo "no tmpfs at $shm (set CLOUDABI_TMPFS): skipped"
+    exit 77
+  fi
+  listing=$(mktemp -d "$shm/cloudabi-trace.XXXXXX") || exit 1
+  trap 'rm -rf "$TMP" "$listing"' EXIT
+  printf x >"$listing/only.txt"
+  echo "dir: !file {path: $listing, directory: true}" >>config.yaml
 fi
 
 if [ $have_late -eq 1 ]; then
