@@ -81,3 +81,28 @@ case ",${ONLY:-config_anchors}," in *,config_anchors,*)
     "$(median config_anchors "$TMP/anchors")" "$ANCHORS"
   ;;
 esac
+
+# Start-up: STARTS (default 200) runs of a program that returns at once,
+# under cloudabi-run (config parse, ELF check, filter, confinement, spawn,
+# seize, vDSO, exit) and /bin/true, in us per run, one loop after the other
+# in this invocation.
+case ",${ONLY:-startup}," in *,startup,*)
+  STARTS=${STARTS:-200}
+  printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nname: bench\n' >"$TMP/true.yaml"
+  per_run() { # COMMAND...: us per run
+    local s i
+    s=$(date +%s%N)
+    for ((i = 0; i < STARTS; i++)); do "$@" >/dev/null; done
+    echo $(( ($(date +%s%N) - s) / 1000 / STARTS ))
+  }
+  : >"$TMP/starts"
+  for _ in $(seq "$RUNS"); do
+    echo "native $(per_run /bin/true)" >>"$TMP/starts"
+    echo "guest $(per_run "$B/src/cloudabi-run" "$B/guest/true" "$TMP/true.yaml")" >>"$TMP/starts"
+  done
+  n=$(median native "$TMP/starts") g=$(median guest "$TMP/starts")
+  awk -v n="$n" -v g="$g" -v k="$STARTS" 'BEGIN {
+    printf "%-22s %12s %12s %8s us per run (%d runs; native: /bin/true)\n",
+      "startup", n, g, sprintf("%.2fx", g / n), k }'
+  ;;
+esac

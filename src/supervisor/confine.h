@@ -46,8 +46,8 @@ void confine_layers_json(const struct confine_layers *l, char *buf,
 void confine_layers_text(const struct confine_layers *l, char *buf,
                          size_t size);
 
-/* The supervisor's own filter (confine_filter.c).  Returns 0, or -1 with a
- * message in why. */
+/* Loads the supervisor's own filter (confine_filter.h, built at build
+ * time).  Returns 0, or -1 with a message in why. */
 int confine_filter_install(char *why, size_t why_size);
 
 #endif
