@@ -23,8 +23,10 @@ static struct config_plan *parse_config(const struct options *o);
  * inside the confined supervisor (tests/confine/); never this binary. */
 #ifndef CONFINE_TEST_HOOK
 #define CONFINE_TEST_HOOK NULL
+#define CONFINE_TEST_CAP NULL
 #else
 void CONFINE_TEST_HOOK(void);
+int CONFINE_TEST_CAP(int abi);
 #endif
 
 /* Every failure to start exits 127, as upstream. */
@@ -121,7 +123,7 @@ static int run(const struct options *opts) {
   int status = EXIT_NOT_STARTED;
   if (e == 0 && o.plan) {
     struct confine_layers layers;
-    confine_probe(&layers);
+    confine_probe(&layers, CONFINE_TEST_CAP);
     char json[256], text[256];
     confine_layers_json(&layers, json, sizeof(json));
     confine_layers_text(&layers, text, sizeof(text));
@@ -140,7 +142,8 @@ static int run(const struct options *opts) {
                              .local_vdso = o.trace.local,
                              .limits = o.limits,
                              .verbose = o.verbose,
-                             .after_confine = CONFINE_TEST_HOOK};
+                             .after_confine = CONFINE_TEST_HOOK,
+                             .landlock_abi_cap = CONFINE_TEST_CAP};
     if (o.trace.enabled) {
       so.trace_hooks = &trace_hooks;
       so.tracer = trace_open(&o.trace, why, sizeof(why));

@@ -30,12 +30,14 @@ static void note(struct confine_layers *l, const char *what) {
            what);
 }
 
-void confine_probe(struct confine_layers *out) {
+void confine_probe(struct confine_layers *out, int (*abi_cap)(int abi)) {
   memset(out, 0, sizeof(*out));
   out->no_new_privs = true;
   out->not_dumpable = true;
   out->seccomp = true;
   out->landlock_abi = landlock_abi();
+  if (abi_cap != NULL)
+    out->landlock_abi = abi_cap(out->landlock_abi);
   /* ABI 1 cannot allow a rename or link across directories at all. */
   out->landlock = out->landlock_abi >= 2;
   out->landlock_net = out->landlock_abi >= 4;
@@ -207,9 +209,9 @@ static int landlock_apply(const struct launch_config *lc,
   return r;
 }
 
-int confine_self(const struct launch_config *lc, struct confine_layers *out,
-                 char *why, size_t why_size) {
-  confine_probe(out);
+int confine_self(const struct launch_config *lc, int (*abi_cap)(int abi),
+                 struct confine_layers *out, char *why, size_t why_size) {
+  confine_probe(out, abi_cap);
   /* Required by Landlock and seccomp without CAP_SYS_ADMIN; also keeps
    * any exec (there is only the loader stub's) from gaining privileges. */
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {

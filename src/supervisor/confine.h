@@ -28,8 +28,10 @@ struct confine_layers {
   char missing[160];
 };
 
-/* What this kernel would give, changing nothing (for --plan). */
-void confine_probe(struct confine_layers *out);
+/* What this kernel would give, changing nothing (for --plan).  abi_cap,
+ * NULL but in the test tree, lowers the Landlock ABI seen, to test how
+ * older kernels are handled (tests/confine/attack.c). */
+void confine_probe(struct confine_layers *out, int (*abi_cap)(int abi));
 
 /*
  * Applies every layer the kernel has.  A layer the kernel lacks is
@@ -37,8 +39,8 @@ void confine_probe(struct confine_layers *out);
  * the run: returns -1 with a message in why.  The launch config's
  * descriptors must still be open (they are the grants).
  */
-int confine_self(const struct launch_config *lc, struct confine_layers *out,
-                 char *why, size_t why_size);
+int confine_self(const struct launch_config *lc, int (*abi_cap)(int abi),
+                 struct confine_layers *out, char *why, size_t why_size);
 
 /* The layers as one JSON object and as a line of text, for --plan. */
 void confine_layers_json(const struct confine_layers *l, char *buf,

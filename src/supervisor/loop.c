@@ -157,7 +157,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   /* Before the first guest, so that all of them share the Landlock domain
    * (which lets us reach them) and run under both filters. */
   struct confine_layers layers;
-  if (confine_self(lc, &layers, why, sizeof(why)) != 0) {
+  if (confine_self(lc, s->opts->landlock_abi_cap, &layers, why, sizeof(why)) != 0) {
     msg(s, "cannot confine the supervisor: %s", why);
     return -1;
   }

@@ -102,6 +102,7 @@ struct sup_options {
   /* Called once the supervisor is confined, before the guest starts:
    * NULL but in the test tree's attack binary (tests/confine/). */
   void (*after_confine)(void);
+  int (*landlock_abi_cap)(int abi); /* test tree only: confine_probe */
 };
 
 struct sup {

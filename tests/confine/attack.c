@@ -19,6 +19,17 @@
 #include <unistd.h>
 
 void confine_attack(void);
+int confine_landlock_cap(int abi);
+
+/* CLOUDABI_ATTACK_LANDLOCK_MAX=N: run as if the kernel's Landlock ABI
+ * were at most N (0: no Landlock), to test the layers' fallbacks. */
+int confine_landlock_cap(int abi) {
+  const char *max = getenv("CLOUDABI_ATTACK_LANDLOCK_MAX");
+  if (max == NULL || *max == '\0')
+    return abi;
+  int m = atoi(max);
+  return m < abi ? m : abi;
+}
 
 static void outcome(const char *name, long r) {
   if (r < 0)
