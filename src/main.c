@@ -12,6 +12,7 @@
 #include "options.h"
 #include "calls/path.h"
 #include "supervisor/confine.h"
+#include "host/inherited.h"
 #include "supervisor/loop.h"
 #include "supervisor/sup.h"
 #include "calls/syscall_table.h"
@@ -72,6 +73,7 @@ static struct config_plan *parse_config(const struct options *o) {
 }
 
 static int run(const struct options *opts);
+static int run_scanned(const struct options *opts, struct inherited *inh);
 
 int main(int argc, char **argv) {
   struct options o;
@@ -91,6 +93,19 @@ int main(int argc, char **argv) {
 }
 
 static int run(const struct options *opts) {
+  /* Before we open anything: what was inherited is what gets closed. */
+  struct inherited inh;
+  if (inherited_scan(&inh) != 0) {
+    fprintf(stderr, "cloudabi-run: cannot list inherited descriptors: %s\n",
+            strerror(errno));
+    return EXIT_NOT_STARTED;
+  }
+  int status = run_scanned(opts, &inh);
+  inherited_close(&inh);
+  return status;
+}
+
+static int run_scanned(const struct options *opts, struct inherited *inh) {
   const struct options o = *opts;
   /* The program first: !executable in the config hands it out. */
   int fd = open(o.program, O_RDONLY | O_CLOEXEC);
@@ -158,6 +173,8 @@ static int run(const struct options *opts) {
               "of argument data (--plan lists them)\n",
               o.program, lc.nfds, lc.nfds == 1 ? "" : "s", len);
     }
+    /* The grants are duplicates by now (config_open). */
+    inherited_close(inh);
     if (!o.trace.enabled || so.tracer != NULL)
       status = sup_run(&so, image, &lc);
     if (o.verbose && (!o.trace.enabled || so.tracer != NULL))

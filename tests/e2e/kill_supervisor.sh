@@ -2,7 +2,8 @@
 # The guest is confined and dies with its supervisor: while it is blocked
 # in a read, it holds no host descriptor and runs under seccomp; after
 # cloudabi-run is killed with SIGKILL, no guest process remains.  The
-# supervisor runs with no_new_privs and its own filter, the guest under both.
+# supervisor runs with no_new_privs and its own filter, the guest under both,
+# and keeps no descriptor it inherited but the granted ones' duplicates.
 #
 # usage: kill_supervisor.sh CLOUDABI_RUN BLOCKER_PROGRAM
 set -u
@@ -10,7 +11,7 @@ RUN=$1 PROG=$2
 TMP=$(mktemp -d)
 cleanup() {
   [ -n "${sup:-}" ] && kill -9 "$sup" 2>/dev/null
-  exec 7>&- 2>/dev/null
+  exec 7>&- 8<&- 2>/dev/null
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -24,6 +25,9 @@ in: !fd stdin
 YAML
 # Hold the fifo's write end open so that the guest's read blocks.
 exec 7<>in.fifo
+# Inherited but granted to nobody.
+echo private >private.txt
+exec 8<private.txt
 "$RUN" "$PROG" config.yaml <in.fifo >out.txt 2>err.txt &
 sup=$!
 for _ in $(seq 100); do
@@ -43,6 +47,8 @@ grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$guest/status" || { echo "no_new_priv
 grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$sup/status" || { echo "supervisor without no_new_privs"; fail=1; }
 grep -q '^Seccomp:[[:space:]]*2' "/proc/$sup/status" || { echo "supervisor without a seccomp filter"; fail=1; }
 grep -q '^Seccomp_filters:[[:space:]]*2' "/proc/$guest/status" || { echo "guest not under both filters"; fail=1; }
+held=$(ls -l "/proc/$sup/fd" | grep -c 'private\.txt')
+[ "$held" -eq 0 ] || { echo "supervisor kept an inherited descriptor:"; ls -l "/proc/$sup/fd"; fail=1; }
 tracer=$(awk '/^TracerPid:/ {print $2}' "/proc/$guest/status")
 [ "$tracer" = "$sup" ] || { echo "guest traced by $tracer, not $sup"; fail=1; }
 
