@@ -78,6 +78,20 @@
  * own out_* pointers.  Times are CLOCK_MONOTONIC nanoseconds.
  */
 #define TRAP_NR_TRACE (TRAP_NR_BASE + 0x101)
+
+/*
+ * A note for the user, from a program that may hold no descriptor to
+ * write it to (the runtime's report of a missing config key, crt0's
+ * fatal errors): args[0] points at args[1] bytes of text.  The supervisor
+ * prints at most TRAP_NOTE_MAX of them, control bytes escaped, as
+ * "cloudabi-run: program: TEXT" on its standard error, and at most
+ * TRAP_NOTE_COUNT notes a run; answers 0, EFAULT, or ENOSPC once the
+ * count is spent.  It grants nothing: stderr is the user's, not the
+ * program's, and what reaches it is bounded.
+ */
+#define TRAP_NR_NOTE (TRAP_NR_BASE + 0x102)
+#define TRAP_NOTE_MAX 256
+#define TRAP_NOTE_COUNT 16
 #define TRAP_TRACE_NORETURN 0x1 /* sent before a call that does not return */
 
 #ifndef __ASSEMBLER__

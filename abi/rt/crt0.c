@@ -32,7 +32,8 @@ size_t rt_tls_area_size(void) {
 }
 
 static void fatal(const char *msg) {
-  rt_write_all(2, msg, strlen(msg));
+  if (rt_write_all(2, msg, strlen(msg)) != 0)
+    rt_note(msg, strlen(msg));
   cloudabi_sys_proc_raise(CLOUDABI_SIGABRT);
   cloudabi_sys_proc_exit(127);
 }

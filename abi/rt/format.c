@@ -1,5 +1,6 @@
 /* Small formatted output for guest programs: enough for tests and demos. */
 #include "rt.h"
+#include "trap.h"
 
 struct out {
   char *buf;
@@ -174,12 +175,25 @@ const char *rt_map_str(const argdata_t *map, const char *key,
   return s;
 }
 
+cloudabi_errno_t rt_note(const char *text, size_t len) {
+  long r = linux_syscall6(TRAP_NR_NOTE, (long)text, (long)len, 0, 0, 0, 0);
+  if (r >= 0)
+    return 0;
+  /* -(TRAP_ERRNO_BIAS + errno); anything else is the filter's (ENOSYS). */
+  return -r > TRAP_ERRNO_BIAS ? (cloudabi_errno_t)(-r - TRAP_ERRNO_BIAS)
+                              : CLOUDABI_ENOSYS;
+}
+
 _Noreturn void rt_config_missing(const char *key, const char *want) {
-  if (rt_printf(rt_log_fd,
-                "config: key \"%s\" is missing or not %s (give it in the "
-                "config or with --fd/--dir/--set %s=...)\n",
-                key, want, key) != 0)
-    __builtin_trap();
+  char buf[256];
+  size_t n = rt_snprintf(buf, sizeof(buf),
+                         "config: key \"%s\" is missing or not %s (give it "
+                         "in the config or with --fd/--dir/--set %s=...)\n",
+                         key, want, key);
+  if (n >= sizeof(buf))
+    n = sizeof(buf) - 1;
+  if (rt_write_all(rt_log_fd, buf, n) != 0)
+    rt_note(buf, n);
   rt_exit(1);
 }
 

@@ -64,11 +64,15 @@ const char *rt_strerror(cloudabi_errno_t e);
 
 /*
  * A config key the program needs is missing or of the wrong type: says so
- * on rt_log_fd, and when that cannot be written (no fd 2 granted), traps,
- * so that cloudabi-run reports the crash with the program's instruction
- * (rt_config_missing) instead of the program ending in silence.
+ * on rt_log_fd, and when that cannot be written (no fd 2 granted), as a
+ * note cloudabi-run prints (rt_note), then exits with 1.
  */
 _Noreturn void rt_config_missing(const char *key, const char *want);
+
+/* Text for the user on cloudabi-run's standard error, through the
+ * supervisor (TRAP_NR_NOTE in trap.h): for a program that holds no
+ * descriptor to write it to.  Bounded and counted by the supervisor. */
+cloudabi_errno_t rt_note(const char *text, size_t len);
 
 /* A raw system call, for tests that bypass the vDSO on purpose. */
 #define rt_raw_syscall linux_syscall6

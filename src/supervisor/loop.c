@@ -52,6 +52,42 @@
 
 /* ---- notifications ---- */
 
+/* TRAP_NR_NOTE (trap.h): a program's note to the user, bounded and
+ * escaped. */
+static cloudabi_errno_t program_note(struct call *c, uint64_t addr,
+                                     uint64_t len) {
+  struct sup *s = c->sup;
+  if (s->notes > TRAP_NOTE_COUNT)
+    return CLOUDABI_ENOSPC;
+  if (s->notes++ == TRAP_NOTE_COUNT) {
+    msg(s, "program: (further notes dropped)");
+    return CLOUDABI_ENOSPC;
+  }
+  char text[TRAP_NOTE_MAX];
+  size_t n = len < sizeof(text) ? (size_t)len : sizeof(text);
+  cloudabi_errno_t e = gmem_read(c, addr, text, n);
+  if (e != 0)
+    return e;
+  /* The memory read was the caller's, not a recycled pid's. */
+  if (!call_is_valid(c))
+    return CLOUDABI_ESRCH;
+  while (n > 0 && text[n - 1] == '\n')
+    n--;
+  /* Each byte as at most 4: \xHH. */
+  char out[TRAP_NOTE_MAX * 4 + 1];
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)text[i];
+    if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+      out[k++] = (char)ch;
+    else
+      k += (size_t)snprintf(out + k, sizeof(out) - k, "\\x%02x", ch);
+  }
+  out[k] = '\0';
+  msg(s, "program: %s%s", out, len > TRAP_NOTE_MAX ? "..." : "");
+  return 0;
+}
+
 /* A notification received from listener: answer it, or park the call. */
 static void process_notification(struct sup *s, int listener,
                                  struct seccomp_notif *n) {
@@ -62,6 +98,13 @@ static void process_notification(struct sup *s, int listener,
     if (proc != NULL && proc->vdso_base == 0)
       proc->vdso_base = n->data.args[0];
     sup_reply(listener, n->id, 0, 0);
+    return;
+  }
+  if (n->data.nr == TRAP_NR_NOTE && proc != NULL) {
+    struct call c = {.sup = s, .proc = proc, .id = n->id,
+                     .listener = listener, .tid = n->pid, .wait_fd = -1};
+    sup_reply(listener, n->id,
+              program_note(&c, n->data.args[0], n->data.args[1]), 0);
     return;
   }
   bool traced_local = n->data.nr == TRAP_NR_TRACE && proc != NULL;

@@ -130,6 +130,7 @@ struct sup {
   bool ending;
   int exit_status; /* what cloudabi-run exits with */
   bool time_up;     /* --time-limit ended the run */
+  unsigned notes;   /* TRAP_NR_NOTE notes printed (at most TRAP_NOTE_COUNT) */
   uint64_t disk_added; /* bytes writes added to files (--disk-limit) */
   struct call *parked; /* calls waiting, in no particular order */
   struct call *dead;   /* unparked calls, freed after the current round */
