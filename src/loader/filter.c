@@ -1,5 +1,8 @@
-/* The guest's seccomp filter, built with libseccomp; see filter.h. */
-#include "filter.h"
+/*
+ * The guest's seccomp filter's rules, compiled with libseccomp at build
+ * time (src/bpf_gen.c); see filter.h.
+ */
+#include "filter_rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,53 +142,21 @@ static void add_rules(struct rules *r) {
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(close), 0, NULL);
 }
 
-int filter_build(struct filter_prog *out, char *why, size_t why_size) {
-  out->insns = NULL;
-  out->len = 0;
+scmp_filter_ctx filter_ctx(char *why, size_t why_size) {
   struct rules r = {seccomp_init(SCMP_ACT_TRAP), 0, NULL};
   if (r.ctx == NULL) {
     snprintf(why, why_size, "libseccomp: cannot initialise");
-    return -1;
+    return NULL;
   }
   /* The loader sets no_new_privs itself, just before installing. */
   seccomp_attr_set(r.ctx, SCMP_FLTATR_CTL_NNP, 0);
   seccomp_attr_set(r.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
   add_rules(&r);
-  int result = -1;
-  int fd = -1;
   if (r.error != 0) {
     snprintf(why, why_size, "libseccomp: rule for %s: %s",
              r.what != NULL ? r.what : "a private call", strerror(r.error));
-    goto out;
+    seccomp_release(r.ctx);
+    return NULL;
   }
-  fd = memfd_create("cloudabi-filter", MFD_CLOEXEC);
-  int e = fd < 0 ? errno : -seccomp_export_bpf(r.ctx, fd);
-  struct stat st;
-  if (e == 0 && fstat(fd, &st) != 0)
-    e = errno;
-  if (e != 0) {
-    snprintf(why, why_size, "exporting the seccomp filter: %s", strerror(e));
-    goto out;
-  }
-  out->len = (size_t)st.st_size / sizeof(struct sock_filter);
-  out->insns = malloc((size_t)st.st_size);
-  if (out->insns == NULL ||
-      pread(fd, out->insns, (size_t)st.st_size, 0) != st.st_size ||
-      out->len == 0 || out->len > BPF_MAXINSNS) {
-    snprintf(why, why_size, "reading back the seccomp filter failed");
-    filter_free(out);
-    goto out;
-  }
-  result = 0;
-out:
-  if (fd >= 0)
-    close(fd);
-  seccomp_release(r.ctx);
-  return result;
-}
-
-void filter_free(struct filter_prog *p) {
-  free(p->insns);
-  p->insns = NULL;
-  p->len = 0;
+  return r.ctx;
 }

@@ -15,11 +15,11 @@
  * by running the whole test suite with the filter on: a missing call
  * ends that test with "the supervisor's filter refused system call N".
  *
- * libseccomp compiles it at build time (confine_filter_gen.c), not at
+ * libseccomp compiles it at build time (src/bpf_gen.c), not at
  * every start: that took ~0.9 ms of each run.  confine_install.c loads
  * the result.
  */
-#include "confine_filter.h"
+#include "confine_rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
