@@ -16,6 +16,12 @@
 #define LAUNCH_FD_VDSO 5
 #define LAUNCH_FD_SYNC 6
 #define LAUNCH_FD_IOSLOTS 7 /* the shared I/O slots (trap.h) */
+/* One byte arrives once the supervisor traces the stub and has set its
+ * limits; the stub waits for it before anything else. */
+#define LAUNCH_FD_GO 8
+/* How many the child hands over: these six and the stub itself (9, closed
+ * by the exec). */
+#define LAUNCH_FDS 7
 /* After the stub closed 0..2 and installed the filter, the listener is the
  * lowest free descriptor. */
 #define LAUNCH_FD_LISTENER 0

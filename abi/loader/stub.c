@@ -197,6 +197,11 @@ static void introduce_vdsos(const struct loaded *vdso, const void *linux_ehdr) {
 }
 
 void stub_main(const uint64_t *initial_sp) {
+  /* Nothing before the supervisor traces us and set our limits. */
+  char go;
+  if (linux_syscall3(SYS_read, LAUNCH_FD_GO, &go, 1) != 1)
+    fail(STUB_EGO);
+  linux_syscall1(SYS_close, LAUNCH_FD_GO);
   /* The program and the vDSO first: the launch block is mapped only
    * afterwards, where the kernel finds room, so that no segment can have
    * been placed over what the stub reads from it (the filter, its flags,

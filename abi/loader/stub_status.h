@@ -11,5 +11,7 @@
 #define STUB_EFILTER 246      /* installing the seccomp filter failed */
 #define STUB_EFILTERFLAGS 247 /* the kernel refused the filter flags */
 #define STUB_EBOOT 248        /* the supervisor refused the start */
+/* 249: the child could not exec the stub (src/loader/spawn.c) */
+#define STUB_EGO 250          /* the supervisor did not start us */
 
 #endif

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -142,47 +143,63 @@ static int set_limits(pid_t pid, const struct launch_config *lc) {
   return 0;
 }
 
-/* In the forked child: only raw calls, then exec the stub. */
-static _Noreturn void child(pid_t parent, int ready, int go, int block,
-                            int prog, int vdso, int sync, int ioslots,
-                            int stub) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent)
-    _exit(STUB_EEXEC);
-  /* The confined supervisor is not dumpable, nor would we be: no seize
-   * without CAP_SYS_PTRACE.  Exec makes the guest dumpable again anyway. */
-  if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 || write(ready, "r", 1) != 1)
-    _exit(STUB_EEXEC);
-  char c;
-  if (read(go, &c, 1) != 1) /* the parent failed to seize us */
-    _exit(STUB_EEXEC);
+/* What the child needs, on the parent's memory (CLONE_VM). */
+struct child_args {
+  pid_t parent;
+  int from[LAUNCH_FDS];
+};
+
+/* The kernel's struct sigaction, for SIG_DFL without the C library. */
+struct kernel_sigaction {
+  void *handler;
+  unsigned long flags;
+  void *restorer;
+  uint64_t mask;
+};
+
+/*
+ * The child, sharing the supervisor's memory until it execs (CLONE_VM |
+ * CLONE_VFORK, as posix_spawn): so raw system calls only, no errno, no
+ * sanitizer bookkeeping on a stack that is unmapped afterwards.  Every
+ * signal arrives blocked (spawn_once) and every handler is reset before
+ * any is unblocked, so none of the supervisor's handlers runs here.
+ * Tracing and limits come after the exec: the stub waits for LAUNCH_FD_GO.
+ */
+__attribute__((no_sanitize("address", "undefined"))) static int
+child(void *arg) {
+  const struct child_args *a = arg;
+  syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (syscall(SYS_getppid) != a->parent)
+    syscall(SYS_exit, STUB_EEXEC);
   /* In the order of the LAUNCH_FD_* numbers, from 3; the stub last. */
-  int from[6] = {block, prog, vdso, sync, ioslots, stub}, tmp[6];
-  for (int i = 0; i < 6; i++)
-    if ((tmp[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 16)) < 0)
-      _exit(STUB_EEXEC);
-  for (int i = 0; i < 5; i++)
-    if (dup2(tmp[i], LAUNCH_FD_BLOCK + i) < 0)
-      _exit(STUB_EEXEC);
-  int stubfd = LAUNCH_FD_IOSLOTS + 1;
-  if (dup3(tmp[5], stubfd, O_CLOEXEC) < 0)
-    _exit(STUB_EEXEC);
+  int tmp[LAUNCH_FDS];
+  for (int i = 0; i < LAUNCH_FDS; i++)
+    if ((tmp[i] = (int)syscall(SYS_fcntl, a->from[i], F_DUPFD_CLOEXEC, 16)) < 0)
+      syscall(SYS_exit, STUB_EEXEC);
+  for (int i = 0; i < LAUNCH_FDS - 1; i++)
+    if (syscall(SYS_dup2, tmp[i], LAUNCH_FD_BLOCK + i) < 0)
+      syscall(SYS_exit, STUB_EEXEC);
+  int stubfd = LAUNCH_FD_BLOCK + LAUNCH_FDS - 1;
+  if (syscall(SYS_dup3, tmp[LAUNCH_FDS - 1], stubfd, O_CLOEXEC) < 0)
+    syscall(SYS_exit, STUB_EEXEC);
   syscall(SYS_close_range, stubfd + 1, ~0u, 0);
-  close(0);
-  close(1);
-  close(2);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  /* Exec resets caught signals; ignored ones must be reset here.  Not
-   * SIGSYS: the supervisor's filter refuses touching its handler. */
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGSYS)
-      signal(sig, SIG_DFL);
+  syscall(SYS_close, 0);
+  syscall(SYS_close, 1);
+  syscall(SYS_close, 2);
+  /* Exec resets caught signals but not ignored ones.  Not SIGSYS: the
+   * supervisor's filter refuses touching its handler (which only ends
+   * this child, were it to run before the exec). */
+  struct kernel_sigaction dfl = {0};
+  for (int sig = 1; sig <= 64; sig++)
+    if (sig != SIGSYS && sig != SIGKILL && sig != SIGSTOP)
+      syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
+  uint64_t none = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
   char *argv[] = {"cloudabi-loader", NULL};
   char *envp[] = {NULL};
   syscall(SYS_execveat, stubfd, "", argv, envp, AT_EMPTY_PATH);
-  _exit(STUB_EEXEC);
+  syscall(SYS_exit, STUB_EEXEC);
+  return 0;
 }
 
 static const char *stub_failure(int status) {
@@ -205,6 +222,8 @@ static const char *stub_failure(int status) {
     return "the kernel refused the seccomp filter flags";
   case STUB_EBOOT:
     return "the start-up rendezvous failed";
+  case STUB_EGO:
+    return "the loader was not started";
   case STUB_EEXEC:
     return "the loader could not be started (is exec from memfd allowed?)";
   default:
@@ -259,7 +278,6 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
                       size_t why_size) {
   int result = -1;
   int stub = -1, vdso = -1, block = -1, go[2] = {-1, -1}, sync[2] = {-1, -1};
-  int ready[2] = {-1, -1};
   int ioslots = -1;
   void *io_map = MAP_FAILED;
   pid_t pid = -1;
@@ -279,41 +297,56 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
     fail(why, why_size, "cannot prepare the loader: %s", strerror(errno));
     goto out;
   }
-  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(sync, O_CLOEXEC) != 0 ||
-      pipe2(ready, O_CLOEXEC) != 0) {
+  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(sync, O_CLOEXEC) != 0) {
     fail(why, why_size, "pipe: %s", strerror(errno));
     goto out;
   }
-  pid_t parent = getpid();
-  pid = fork();
-  if (pid < 0) {
-    fail(why, why_size, "fork: %s", strerror(errno));
+  /* clone returns once the child has exec'd the stub or died: a vfork,
+   * without the copy of our page tables a fork makes (issue 15). */
+  struct child_args args = {getpid(),
+                            {block, prog_fd, vdso, sync[1], ioslots, go[0],
+                             stub}};
+  const size_t child_stack = 64 * 1024;
+  void *stack = mmap(NULL, child_stack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    fail(why, why_size, "cannot map the loader's stack: %s", strerror(errno));
     goto out;
   }
-  if (pid == 0)
-    child(parent, ready[1], go[0], block, prog_fd, vdso, sync[1], ioslots,
-          stub);
-  /* The child waits for `go`: its limits are in place before it runs. */
-  if (set_limits(pid, lc) != 0) {
-    fail(why, why_size, "cannot set the program's limits: %s",
-         strerror(errno));
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &old);
+  pid = clone(child, (char *)stack + child_stack,
+              CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  int clone_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  munmap(stack, child_stack);
+  if (pid < 0) {
+    fail(why, why_size, "clone: %s", strerror(clone_errno));
     goto out;
   }
   close(go[0]);
   go[0] = -1;
   close(sync[1]);
   sync[1] = -1;
-  close(ready[1]);
-  ready[1] = -1;
-  char r;
-  ssize_t got;
-  while ((got = read(ready[0], &r, 1)) < 0 && errno == EINTR) {
-  }
-  if (got != 1) {
-    fail(why, why_size, "the loader died before it started", NULL);
+  /* A child that could not exec is a zombie by now. */
+  int early;
+  if (waitpid(pid, &early, __WALL | WNOHANG) == pid) {
+    pid = -1;
+    *stub_status = WIFEXITED(early) ? WEXITSTATUS(early) : -1;
+    fail(why, why_size, "%s",
+         *stub_status > 0 ? stub_failure(*stub_status) : "the loader died");
     goto out;
   }
-  /* The guest dies with us: PTRACE_O_EXITKILL, on every task it makes. */
+  /* The stub waits for `go`: traced, with its limits, before it runs. */
+  if (set_limits(pid, lc) != 0) {
+    fail(why, why_size, "cannot set the program's limits: %s",
+         strerror(errno));
+    goto out;
+  }
+  /* The guest dies with us: PTRACE_O_EXITKILL, on every task it makes.
+   * The exec made the stub dumpable, so this needs no CAP_SYS_PTRACE
+   * although we are not dumpable (confine.c). */
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
               PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
   if (ptrace(PTRACE_SEIZE, pid, 0, opts) != 0) {
@@ -362,8 +395,7 @@ out:
   }
   if (io_map != MAP_FAILED)
     munmap(io_map, IOSLOT_REGION_SIZE);
-  int fds[] = {stub,    vdso,    block,   ioslots,  go[0],
-               go[1],   sync[0], sync[1], ready[0], ready[1]};
+  int fds[] = {stub, vdso, block, ioslots, go[0], go[1], sync[0], sync[1]};
   for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
     if (fds[i] >= 0)
       close(fds[i]);

@@ -125,7 +125,8 @@ struct arg_rule {
 
 #define LOW32 0xffffffffull
 #define ALL64 ~0ull
-#define FORK_FLAGS (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD)
+/* loader/spawn.c starts each guest as posix_spawn would. */
+#define VFORK_FLAGS (CLONE_VM | CLONE_VFORK | SIGCHLD)
 
 /* Allowed for these argument values only; one row per value. */
 static const struct arg_rule arg_rules[] = {
@@ -140,9 +141,9 @@ static const struct arg_rule arg_rules[] = {
     {SCMP_SYS(ioctl), 1, LOW32, TCGETS}, /* isatty */
     /* fd_create2: a pair, never a socket that could reach anything. */
     {SCMP_SYS(socketpair), 0, ALL64, AF_UNIX},
-    /* The C library's fork (procs_spawn), the guests' threads and
+    /* The guest's start (procs_spawn), the guests' threads and
      * proc_fork. */
-    {SCMP_SYS(clone), 0, ALL64, FORK_FLAGS},
+    {SCMP_SYS(clone), 0, ALL64, VFORK_FLAGS},
     {SCMP_SYS(clone), 0, ALL64, THREAD_CLONE_FLAGS},
     {SCMP_SYS(clone), 0, ALL64, SIGCHLD},
     /* Only the loader stub, from a memfd (Landlock allows no other
