@@ -107,6 +107,9 @@ static const int any_args[] = {
     SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(pidfd_send_signal),
     SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
     SCMP_SYS(kcmp), SCMP_SYS(prlimit64),
+    /* A guest starts on our CPU, then is let go (loader/spawn.c). */
+    SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_setaffinity),
+    SCMP_SYS(getcpu),
     /* Signals. */
     SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(sigaltstack),
     /* Identity and ends. */
@@ -173,7 +176,7 @@ static const struct arg_rule arg_rules[] = {
 #ifdef UNDER_SANITIZER
 static const int sanitizer_any_args[] = {
     SCMP_SYS(clone), SCMP_SYS(ptrace), SCMP_SYS(prctl),
-    SCMP_SYS(sched_getaffinity), SCMP_SYS(rt_sigtimedwait),
+    SCMP_SYS(rt_sigtimedwait),
     SCMP_SYS(uname), SCMP_SYS(getuid),
     SCMP_SYS(geteuid), SCMP_SYS(getrlimit), SCMP_SYS(setrlimit),
     SCMP_SYS(open), SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(access),

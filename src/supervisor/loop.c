@@ -98,6 +98,10 @@ static void process_notification(struct sup *s, int listener,
     if (proc != NULL && proc->vdso_base == 0)
       proc->vdso_base = n->data.args[0];
     sup_reply(listener, n->id, 0, 0);
+    /* Started on our CPU (loader/spawn.c); from now on the program's
+     * threads go wherever the scheduler puts them. */
+    if (proc != NULL)
+      sched_setaffinity(proc->pid, sizeof(s->cpus), &s->cpus);
     return;
   }
   if (n->data.nr == TRAP_NR_NOTE && proc != NULL) {
@@ -182,6 +186,8 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     msg(s, "cannot set up the event loop: %s", strerror(errno));
     return -1;
   }
+  if (sched_getaffinity(0, sizeof(s->cpus), &s->cpus) != 0)
+    CPU_ZERO(&s->cpus); /* then setaffinity fails: the pin stays */
   s->epfd = epoll_create1(EPOLL_CLOEXEC);
   lends_setup(s);
   if (s->sigfd < 0 || s->epfd < 0) {

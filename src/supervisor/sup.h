@@ -9,6 +9,7 @@
 #ifndef SUP_H
 #define SUP_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,7 @@ struct sup {
   bool ending;
   int exit_status; /* what cloudabi-run exits with */
   bool time_up;     /* --time-limit ended the run */
+  cpu_set_t cpus;   /* our CPUs at start, the guests' once they boot */
   unsigned notes;   /* TRAP_NR_NOTE notes printed (at most TRAP_NOTE_COUNT) */
   uint64_t disk_added; /* bytes writes added to files (--disk-limit) */
   struct call *parked; /* calls waiting, in no particular order */

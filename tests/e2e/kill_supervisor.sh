@@ -49,6 +49,13 @@ grep -q '^Seccomp:[[:space:]]*2' "/proc/$sup/status" || { echo "supervisor witho
 grep -q '^Seccomp_filters:[[:space:]]*2' "/proc/$guest/status" || { echo "guest not under both filters"; fail=1; }
 held=$(ls -l "/proc/$sup/fd" | grep -c 'private\.txt')
 [ "$held" -eq 0 ] || { echo "supervisor kept an inherited descriptor:"; ls -l "/proc/$sup/fd"; fail=1; }
+# Started pinned to the supervisor's CPU (loader/spawn.c), both are let
+# go once the program boots.
+mine=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
+for who in "$sup" "$guest"; do
+  got=$(awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$who/status")
+  [ "$got" = "$mine" ] || { echo "$who still pinned to CPUs $got (we have $mine)"; fail=1; }
+done
 tracer=$(awk '/^TracerPid:/ {print $2}' "/proc/$guest/status")
 [ "$tracer" = "$sup" ] || { echo "guest traced by $tracer, not $sup"; fail=1; }
 
