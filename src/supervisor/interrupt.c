@@ -27,24 +27,29 @@
 
 static volatile sig_atomic_t sig_child, sig_other;
 static volatile sig_atomic_t in_recv;
+static volatile sig_atomic_t pipe_dirty; /* a byte may be in the pipe */
 static int wake_fd = -1; /* the pipe's write end */
 static sigjmp_buf recv_jump;
 
 static void on_signal(int sig) {
-  int saved = errno;
   if (sig == SIGCHLD)
     sig_child = 1;
   else
     sig_other = sig;
+  if (in_recv) {
+    /* The loop looks at the flags before it waits again: no byte needed,
+     * which saves a write here and two reads in interrupt_handle for each
+     * ptrace stop (a thread's start costs three). */
+    in_recv = 0;
+    siglongjmp(recv_jump, 1);
+  }
+  int saved = errno;
   char c = 0;
+  pipe_dirty = 1;
   if (write(wake_fd, &c, 1) < 0) {
     /* full: a wake-up is pending anyway */
   }
   errno = saved;
-  if (in_recv) {
-    in_recv = 0;
-    siglongjmp(recv_jump, 1);
-  }
 }
 
 int interrupt_setup(struct sup *s) {
@@ -94,7 +99,10 @@ bool interrupt_pending(void) {
 
 void interrupt_handle(struct sup *s) {
   char buf[64];
-  while (read(s->sigfd, buf, sizeof(buf)) > 0) {
+  if (pipe_dirty) {
+    pipe_dirty = 0; /* before the read: a later byte raises it again */
+    while (read(s->sigfd, buf, sizeof(buf)) > 0) {
+    }
   }
   bool child = sig_child;
   sig_child = 0;

@@ -132,6 +132,23 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
   procs_exited(s, proc);
 }
 
+/*
+ * Over the thread limit at a clone?  Threads whose exit we have not yet
+ * collected still count, and a joined thread wakes its joiner from inside
+ * its exit (the kernel clears the join lock before it reports the exit),
+ * so a program that starts and joins threads one at a time would be
+ * killed at --thread-limit=2.  Those threads never run guest code again:
+ * only the rest count.  The exits themselves are reaped in turn: a
+ * waitid here would also take other threads' ptrace stops.
+ */
+static bool over_thread_limit(struct sup *s, struct gproc *creator) {
+  unsigned limit = s->opts->limits.threads;
+  if (creator->nthreads < limit)
+    return false;
+  unsigned need = creator->nthreads - limit + 1;
+  return tasks_count_exiting(&s->threads, creator, need) < need;
+}
+
 static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
   int sig = WSTOPSIG(status);
   int event = (status >> 16) & 0xff;
@@ -141,8 +158,8 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
     /* A new thread of the same process; it is stopped until we know. */
     if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0) {
       struct gproc *creator = sup_proc_of(s, tid);
-      if (creator != NULL && creator->nthreads >= s->opts->limits.threads &&
-          !creator->killed_for_threads) {
+      if (creator != NULL && !creator->killed_for_threads &&
+          over_thread_limit(s, creator)) {
         /* A thread bomb: a thread cannot be refused after the fact, and
          * killing one kills its process, so the process goes. */
         creator->killed_for_threads = true;

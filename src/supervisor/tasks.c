@@ -4,7 +4,11 @@
  */
 #include "tasks.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static size_t slot_of(const struct tidmap *m, pid_t tid) {
   return ((size_t)tid * 0x9e3779b97f4a7c15ull) & (m->size - 1);
@@ -105,6 +109,43 @@ void tasks_remove_thread(struct tidmap *m, pid_t tid) {
     t->proc->nthreads--;
   tidmap_del(m, tid);
   free(t);
+}
+
+/* PF_EXITING (include/linux/sched.h): the task is in do_exit. */
+#define TASK_PF_EXITING 0x4u
+
+/* True if tid is a zombie or past the point of no return in do_exit. */
+static bool task_exiting(pid_t tid) {
+  char path[48], buf[512];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return true; /* gone, and not yet collected */
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0)
+    return true;
+  buf[n] = '\0';
+  /* After the name, which may hold anything, its last ')': state, then
+   * ppid, pgrp, session, tty_nr, tpgid, flags. */
+  char *p = strrchr(buf, ')');
+  char state;
+  unsigned flags;
+  if (p == NULL ||
+      sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+    return false;
+  return state == 'Z' || state == 'X' || (flags & TASK_PF_EXITING) != 0;
+}
+
+unsigned tasks_count_exiting(const struct tidmap *m, const struct gproc *proc,
+                             unsigned enough) {
+  unsigned n = 0;
+  for (size_t i = 0; i < m->size && n < enough; i++) {
+    const struct gthread *t = m->slots[i];
+    if (t != NULL && t->proc == proc && task_exiting(t->tid))
+      n++;
+  }
+  return n;
 }
 
 void tasks_free(struct tidmap *m) {

@@ -1,8 +1,9 @@
 /*
  * Crosses one limit of cloudabi-run's --*-limit options, by the config's
  * `do`: memory (maps and touches 1 MiB at a time), cpu (spins), time
- * (sleeps), procs (forks), threads (creates), fds (duplicates), fsize
- * (writes one file), disk (writes two files).  Prints what stopped it;
+ * (sleeps), procs (forks), threads (creates), joins (creates and joins
+ * one thread at a time, which must never count as more than two), fds
+ * (duplicates), fsize (writes one file), disk (writes two files).  Prints what stopped it;
  * those that end the run are checked by cloudabi-run's exit and stderr.
  * Config: out (stdout), dir (a writable directory), do.
  */
@@ -68,6 +69,19 @@ static void threads(void) {
   rt_printf(out, "threads: still alive\n");
 }
 
+static void *nothing(void *arg) { return arg; }
+
+static void joins(void) {
+  unsigned n = 0;
+  for (; n < 500; n++) {
+    rt_thread_t *t;
+    if (rt_thread_create(&t, nothing, NULL) != 0)
+      break;
+    rt_thread_join(t);
+  }
+  rt_printf(out, "joins: %u threads\n", n);
+}
+
 static void fds(void) {
   for (;;) {
     cloudabi_fd_t d;
@@ -129,6 +143,8 @@ void program_main(const argdata_t *ad) {
     procs();
   } else if (strcmp(what, "threads") == 0) {
     threads();
+  } else if (strcmp(what, "joins") == 0) {
+    joins();
   } else if (strcmp(what, "fds") == 0) {
     fds();
   } else if (strcmp(what, "fsize") == 0) {
