@@ -18,6 +18,7 @@
 #include "supervisor/guestmem.h"
 #include "host/hostio.h"
 #include "host/inflight.h"
+#include "host/pseudofs.h"
 #include "host/rights.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
@@ -40,10 +41,16 @@ static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
     if (obj != NULL) {
       close(host[i]); /* a duplicate of obj->fd */
     } else {
+      /* From outside the sandbox.  A directory on a file system of the
+       * running system is dropped, as a config may not grant one: every
+       * directory capability is then on an ordinary file system, which
+       * lets path.c skip checking what the kernel resolved beneath it. */
+      const char *fs;
       if (rights_for_host_fd(host[i], &r) != 0 ||
+          (r.type == CLOUDABI_FILETYPE_DIRECTORY &&
+           pseudofs_fd(host[i], false, &fs)) ||
           (obj = hostobj_new(host[i], r.type)) == NULL) {
-        if (obj == NULL)
-          close(host[i]);
+        close(host[i]);
         continue; /* a type CloudABI cannot name: dropped */
       }
       hostio_prepare(obj);

@@ -232,6 +232,11 @@ for g in "/proc:proc" "/proc/1:proc" "/sys:sysfs" "/sys/kernel:sysfs"; do
 done
 expect 127 "" 'pseudo.yaml:3:4: !fd: descriptor 5 is on proc, a file system of the running system; no grant may reach it' -- \
   bash -c 'printf "%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !fd 5\n" >pseudo.yaml; exec "$0" "$1" pseudo.yaml 5</proc' "$RUN" "$PROG"
+# A terminal may be handed on as !fd, but not devpts itself.
+if [ -d /dev/pts ]; then
+  expect 127 "" 'pseudo.yaml:3:4: !fd: descriptor 5 is on devpts, a file system of the running system; no grant may reach it' -- \
+    bash -c 'printf "%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !fd 5\n" >pseudo.yaml; exec "$0" "$1" pseudo.yaml 5</dev/pts' "$RUN" "$PROG"
+fi
 
 if [ $failures -eq 0 ]; then
   echo "test_cli: all passed"
