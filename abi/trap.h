@@ -90,6 +90,13 @@
  * program's, and what reaches it is bounded.
  */
 #define TRAP_NR_NOTE (TRAP_NR_BASE + 0x102)
+/*
+ * The vDSO's mem_map was refused ENOMEM by the kernel (the address-space
+ * rlimit of --memory-limit, or the machine): no arguments, answers 0.  It
+ * only marks the run's report (cloudabi-run --report), which is the
+ * program's own to spoil, and costs nothing on the path that succeeds.
+ */
+#define TRAP_NR_LIMIT (TRAP_NR_BASE + 0x103)
 #define TRAP_NOTE_MAX 256
 #define TRAP_NOTE_COUNT 16
 #define TRAP_TRACE_NORETURN 0x1 /* sent before a call that does not return */

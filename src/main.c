@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
 #include "loader/elf_check.h"
 #include "loader/prog_image.h"
 #include "options.h"
+#include "report.h"
 #include "calls/path.h"
 #include "supervisor/confine.h"
 #include "host/inherited.h"
@@ -70,6 +72,12 @@ static struct config_plan *parse_config(const struct options *o) {
   config_diags_print(&diags, stderr);
   config_diags_free(&diags);
   return plan;
+}
+
+static uint64_t now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static int run(const struct options *opts);
@@ -152,13 +160,24 @@ static int run_scanned(const struct options *opts, struct inherited *inh) {
   } else if (e == 0 && path_check_kernel(why, sizeof(why)) != 0) {
     fprintf(stderr, "cloudabi-run: %s\n", why);
   } else if (e == 0) {
+    /* Opened now: the supervisor cannot open files once it is confined. */
+    FILE *report = NULL;
+    struct run_stats stats = {0};
+    if (o.report != NULL && (report = fopen(o.report, "we")) == NULL) {
+      fprintf(stderr, "cloudabi-run: --report: %s: %s\n", o.report,
+              strerror(errno));
+      goto out;
+    }
     struct sup_options so = {.program_name = o.program,
                              .dispatch = dispatch,
                              .local_vdso = o.trace.local,
                              .limits = o.limits,
                              .verbose = o.verbose,
                              .after_confine = CONFINE_TEST_HOOK,
-                             .landlock_abi_cap = CONFINE_TEST_CAP};
+                             .landlock_abi_cap = CONFINE_TEST_CAP,
+                             .deterministic = o.deterministic,
+                             .seed = o.seed,
+                             .stats_out = report != NULL ? &stats : NULL};
     if (o.trace.enabled) {
       so.trace_hooks = &trace_hooks;
       so.tracer = trace_open(&o.trace, why, sizeof(why));
@@ -175,13 +194,27 @@ static int run_scanned(const struct options *opts, struct inherited *inh) {
     }
     /* The grants are duplicates by now (config_open). */
     inherited_close(inh);
+    uint64_t start = now_us();
     if (!o.trace.enabled || so.tracer != NULL)
       status = sup_run(&so, image, &lc);
+    if (report != NULL) {
+      struct run_report r = {.program = o.program,
+                             .exit_status = status,
+                             .wall_us = now_us() - start,
+                             .limits = &o.limits,
+                             .stats = &stats,
+                             .seed = o.seed,
+                             .deterministic = o.deterministic};
+      if (report_write(&r, report) != 0)
+        fprintf(stderr, "cloudabi-run: --report: %s: %s\n", o.report,
+                strerror(errno));
+    }
     if (o.verbose && (!o.trace.enabled || so.tracer != NULL))
       fprintf(stderr, "cloudabi-run: %s ended with status %d\n", o.program,
               status);
     trace_close(so.tracer);
   }
+out:
   launch_config_free(&lc);
   config_plan_free(plan);
   close(image);

@@ -68,6 +68,13 @@ static void usage(FILE *f) {
              "(EFBIG)\n"
              "  --disk-limit=SIZE   bytes all writes may add to files "
              "(ENOSPC)\n"
+             "  --report=FILE       write what the run did, as one JSON "
+             "object, to FILE\n"
+             "  --deterministic[=SEED]\n"
+             "                      virtual clocks and random bytes from SEED "
+             "(default 0):\n"
+             "                      a single-threaded program repeats its "
+             "run exactly\n"
              "  -q, --quiet         no hint when reading a config from a "
              "terminal\n"
              "  -v, --verbose       say what the program is given and how it "
@@ -93,6 +100,8 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     OPT_FD,
     OPT_SET,
     OPT_SET_STR,
+    OPT_REPORT,
+    OPT_DETERMINISTIC,
   };
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'},
@@ -120,6 +129,8 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       {"fd-limit", required_argument, NULL, OPT_LIMIT},
       {"file-size-limit", required_argument, NULL, OPT_LIMIT},
       {"disk-limit", required_argument, NULL, OPT_LIMIT},
+      {"report", required_argument, NULL, OPT_REPORT},
+      {"deterministic", optional_argument, NULL, OPT_DETERMINISTIC},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof(*o));
@@ -213,6 +224,30 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
         return OPTIONS_USAGE;
       }
       break;
+    case OPT_REPORT:
+      if (optarg[0] == '\0') {
+        fprintf(err, "cloudabi-run: --report: no file named\n");
+        return OPTIONS_USAGE;
+      }
+      o->report = optarg;
+      break;
+    case OPT_DETERMINISTIC: {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long seed =
+          optarg != NULL ? strtoull(optarg, &end, 0) : 0;
+      if (optarg != NULL &&
+          (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0)) {
+        fprintf(err,
+                "cloudabi-run: --deterministic: \"%s\" is not a number "
+                "from 0 to 2^64-1\n",
+                optarg);
+        return OPTIONS_USAGE;
+      }
+      o->deterministic = true;
+      o->seed = seed;
+      break;
+    }
     case OPT_TRACE_FAILED:
       o->trace.enabled = true;
       o->trace.failed_only = true;

@@ -3,6 +3,7 @@
 #define OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "config/config.h"
@@ -22,6 +23,9 @@ struct options {
   enum plan_format plan_format;
   struct trace_options trace; /* --trace and friends */
   struct run_limits limits;   /* --memory-limit and friends */
+  const char *report;         /* --report=FILE, or NULL */
+  bool deterministic;         /* --deterministic[=SEED] */
+  uint64_t seed;              /* its SEED, 0 by default */
 };
 
 enum options_result {

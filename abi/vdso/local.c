@@ -130,6 +130,8 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_mem_map(
   e = vdso_errno(ret);
   if (e == 0)
     *mem = (void *)ret;
+  else if (e == CLOUDABI_ENOMEM)
+    vdso_syscall0(TRAP_NR_LIMIT); /* for the run's report */
   return e;
 }
 

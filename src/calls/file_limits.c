@@ -30,10 +30,12 @@ static uint64_t end_allowed(const struct call *c, uint64_t size) {
   return end;
 }
 
+/* The limit a write or growth to size crosses, noted for the report. */
 static cloudabi_errno_t over(const struct call *c, uint64_t size) {
   const struct run_limits *l = &c->sup->opts->limits;
-  return l->file_size != 0 && size >= l->file_size ? CLOUDABI_EFBIG
-                                                    : CLOUDABI_ENOSPC;
+  bool fsize = l->file_size != 0 && size >= l->file_size;
+  c->sup->stats.limits_hit |= fsize ? LIMIT_HIT_FILE_SIZE : LIMIT_HIT_DISK;
+  return fsize ? CLOUDABI_EFBIG : CLOUDABI_ENOSPC;
 }
 
 cloudabi_errno_t file_may_write(struct call *c, struct hostobj *obj,
@@ -59,6 +61,7 @@ cloudabi_errno_t file_may_write(struct call *c, struct hostobj *obj,
     return 0;
   if (at >= end)
     return over(c, at > g->size_before ? at : g->size_before);
+  (void)over(c, at + *len); /* cut short: a limit was reached */
   *len = (size_t)(end - at);
   return 0;
 }

@@ -126,4 +126,8 @@ int plan_print(const struct config_plan *plan, const struct launch_config *lc,
                enum plan_format format, const struct plan_extra *extra,
                FILE *out);
 
+/* Writes s as a JSON string, bytes that are not UTF-8 as U+FFFD, so that
+ * the output parses whatever s holds (also used by --report). */
+void json_string(FILE *out, const char *s);
+
 #endif

@@ -49,7 +49,7 @@ static size_t utf8_len(const unsigned char *s, size_t left) {
 
 /* A JSON string; bytes that are not UTF-8 (file names from the command
  * line can be anything) become U+FFFD so the output always parses. */
-static void json_string(FILE *out, const char *s) {
+void json_string(FILE *out, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   size_t left = strlen(s);
   fputc('"', out);

@@ -68,6 +68,7 @@ static void add_rules(struct rules *r) {
   /* The tracing vDSO's reports; answered ENOSYS unless --trace=local. */
   add(r, SCMP_ACT_NOTIFY, TRAP_NR_TRACE, 0, NULL);
   add(r, SCMP_ACT_NOTIFY, TRAP_NR_NOTE, 0, NULL);
+  add(r, SCMP_ACT_NOTIFY, TRAP_NR_LIMIT, 0, NULL);
 
   /* Memory, never writable and executable at once (W^X). */
   static const uint64_t prots[] = {PROT_NONE,  PROT_READ,

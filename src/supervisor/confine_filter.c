@@ -215,6 +215,8 @@ static int add_rules(scmp_filter_ctx ctx) {
     e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, TRAP_NR_TRACE, 0);
   if (e == 0)
     e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, TRAP_NR_NOTE, 0);
+  if (e == 0)
+    e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, TRAP_NR_LIMIT, 0);
   /* glibc falls back to clone when clone3 fails so. */
   if (e == 0)
     e = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);

@@ -111,6 +111,12 @@ static void process_notification(struct sup *s, int listener,
               program_note(&c, n->data.args[0], n->data.args[1]), 0);
     return;
   }
+  if (n->data.nr == TRAP_NR_LIMIT) {
+    if (s->opts->limits.memory != 0)
+      s->stats.limits_hit |= LIMIT_HIT_MEMORY;
+    sup_reply(listener, n->id, 0, 0);
+    return;
+  }
   bool traced_local = n->data.nr == TRAP_NR_TRACE && proc != NULL;
   /* Numbers the filter routes here but no handler takes (a local call
    * trapped by hand) are the dispatcher's to refuse. */
@@ -136,12 +142,16 @@ static void process_notification(struct sup *s, int listener,
               0);
     return;
   }
+  s->stats.calls[sysno]++;
   if (s->trace != NULL)
     s->trace_hooks->call_enter(s->trace, &c);
   /* A lend is taken back at its thread's next call, and a call that
    * closes or narrows its capability is answered only after (lends.h). */
   lends_settle(&c);
   cloudabi_errno_t e = s->opts->dispatch(&c);
+  if (e == CLOUDABI_EMFILE && proc->fds.limit != 0 &&
+      proc->fds.count >= proc->fds.limit)
+    s->stats.limits_hit |= LIMIT_HIT_FDS;
   if (s->trace != NULL)
     s->trace_hooks->call_done(s->trace, &c, e);
   if (e != CALL_PARKED && e != CALL_ABANDONED) {
@@ -259,6 +269,10 @@ static void teardown(struct sup *s) {
   for (struct gproc *p = s->procs; p != NULL; p = p->next)
     if (p->pid > 0)
       kill(p->pid, SIGKILL);
+  /* The report counts the CPU time of every process, so the ones just
+   * killed are waited for; without a report they are left to die. */
+  if (s->opts->stats_out != NULL && s->procs != NULL)
+    sup_reap_all(s);
   while (s->parked != NULL)
     park_drop(s, s->parked);
   park_free_dead(s);
@@ -299,6 +313,8 @@ int sup_run(const struct sup_options *opts, int prog_fd,
       .exit_status = 127};
   if (setup(&s, prog_fd, lc) != 0) {
     teardown(&s);
+    if (opts->stats_out != NULL)
+      *opts->stats_out = s.stats;
     return 127;
   }
   while (!s.main_done) {
@@ -345,6 +361,8 @@ int sup_run(const struct sup_options *opts, int prog_fd,
   }
   int status = s.exit_status;
   teardown(&s);
+  if (opts->stats_out != NULL)
+    *opts->stats_out = s.stats;
   return status;
 }
 

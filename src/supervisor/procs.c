@@ -147,6 +147,7 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
                              .limit_cpu = s->opts->limits.cpu_seconds};
   struct spawned sp;
   if (live_procs(s) >= max_procs(s)) {
+    s->stats.limits_hit |= LIMIT_HIT_PROCESSES;
     snprintf(why, why_size, "too many processes");
     captab_free(fds);
     return NULL;
@@ -183,12 +184,16 @@ struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
   p->fds.limit = s->opts->limits.fds;
   captab_init(fds);
   p->ioslots = sp.ioslots;
+  s->stats.processes++;
+  s->stats.threads++;
   return p;
 }
 
 void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
   struct gproc *p = NULL;
-  if (parent != NULL && live_procs(s) < max_procs(s)) {
+  if (parent != NULL && live_procs(s) >= max_procs(s))
+    s->stats.limits_hit |= LIMIT_HIT_PROCESSES;
+  else if (parent != NULL) {
     struct procinfo *info = procinfo_new(child, pidfd_of(child));
     if (info != NULL) {
       parent->listener->refcount++;
@@ -231,6 +236,8 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
     return;
   }
   t->seen_clone_event = true;
+  s->stats.processes++;
+  s->stats.threads++;
   if (was_stopped) {
     t->stopped_unknown = false;
     ptrace(PTRACE_CONT, child, 0, 0);

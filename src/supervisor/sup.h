@@ -19,6 +19,7 @@
 #include "host/captab.h"
 #include "host/inflight.h"
 #include "limits.h"
+#include "stats.h"
 #include "config/launch.h"
 #include "loader/filter.h"
 #include "tracer.h"
@@ -104,6 +105,11 @@ struct sup_options {
    * NULL but in the test tree's attack binary (tests/confine/). */
   void (*after_confine)(void);
   int (*landlock_abi_cap)(int abi); /* test tree only: confine_probe */
+  struct run_stats *stats_out; /* filled in when the run ends; or NULL */
+  /* --deterministic: virtual clocks and a random stream from seed
+   * (abi/vdso/det.h), set up in each process the supervisor starts. */
+  bool deterministic;
+  uint64_t seed;
 };
 
 struct sup {
@@ -134,6 +140,7 @@ struct sup {
   cpu_set_t cpus;   /* our CPUs at start, the guests' once they boot */
   unsigned notes;   /* TRAP_NR_NOTE notes printed (at most TRAP_NOTE_COUNT) */
   uint64_t disk_added; /* bytes writes added to files (--disk-limit) */
+  struct run_stats stats; /* for --report */
   struct call *parked; /* calls waiting, in no particular order */
   struct call *dead;   /* unparked calls, freed after the current round */
   unsigned nparked;

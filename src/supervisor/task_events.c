@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "lends.h"
 #include "park.h"
@@ -83,9 +85,31 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
-static void on_task_exit(struct sup *s, pid_t tid, int status) {
+/*
+ * What a process used, for the report.  Only a thread group leader's exit
+ * is counted: a thread's resource usage is its whole group's so far.  The
+ * group's children are not in it, since a guest never waits for its own
+ * (the supervisor collects them as their tracer), so nothing is counted
+ * twice.
+ */
+static void count_usage(struct sup *s, const struct rusage *ru) {
+  uint64_t us = (uint64_t)ru->ru_utime.tv_sec * 1000000u +
+                (uint64_t)ru->ru_utime.tv_usec +
+                (uint64_t)ru->ru_stime.tv_sec * 1000000u +
+                (uint64_t)ru->ru_stime.tv_usec;
+  s->stats.cpu_us += us;
+  if (ru->ru_maxrss > 0 && (uint64_t)ru->ru_maxrss > s->stats.peak_rss_kib)
+    s->stats.peak_rss_kib = (uint64_t)ru->ru_maxrss;
+}
+
+static void on_task_exit(struct sup *s, pid_t tid, int status,
+                         const struct rusage *ru) {
   struct gthread *t = tidmap_get(&s->threads, tid);
   struct gproc *proc = t != NULL ? t->proc : NULL;
+  /* A leader we no longer know (an exec'd-from image, a refused fork)
+   * still ran. */
+  if (proc == NULL || tid == proc->pid)
+    count_usage(s, ru);
   park_cancel_thread(s, tid);
   tasks_remove_thread(&s->threads, tid);
   if (proc != NULL && tid != proc->pid)
@@ -100,12 +124,16 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
                               proc->killed_for_syscall != 0);
   if (proc->pid == s->main_pid) {
     char name[32];
+    s->stats.main_status = status;
+    s->stats.main_ended = true;
     if (s->time_up) {
+      s->stats.limits_hit |= LIMIT_HIT_TIME;
       msg(s, "program exceeded its time limit (%llu ms)",
           (unsigned long long)s->opts->limits.time_ms);
       s->exit_status = EXIT_TIME_LIMIT;
     } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU &&
                s->opts->limits.cpu_seconds != 0) {
+      s->stats.limits_hit |= LIMIT_HIT_CPU;
       msg(s, "program exceeded its CPU time limit (%llu s)",
           (unsigned long long)s->opts->limits.cpu_seconds);
       s->exit_status = 128 + SIGXCPU;
@@ -128,6 +156,9 @@ static void on_task_exit(struct sup *s, pid_t tid, int status) {
       s->exit_status = 128 + sig;
     }
     s->main_done = true;
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU &&
+             s->opts->limits.cpu_seconds != 0) {
+    s->stats.limits_hit |= LIMIT_HIT_CPU;
   }
   procs_exited(s, proc);
 }
@@ -163,8 +194,10 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
         /* A thread bomb: a thread cannot be refused after the fact, and
          * killing one kills its process, so the process goes. */
         creator->killed_for_threads = true;
+        s->stats.limits_hit |= LIMIT_HIT_THREADS;
         kill(creator->pid, SIGKILL);
       }
+      s->stats.threads++;
       struct gthread *nt =
           tasks_add_thread(&s->threads, (pid_t)msgval, creator);
       if (nt != NULL) {
@@ -213,9 +246,10 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
 static void reap(struct sup *s) {
   int status;
   pid_t tid;
-  while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+  struct rusage ru;
+  while ((tid = wait4(-1, &status, __WALL | WNOHANG, &ru)) > 0) {
     if (WIFEXITED(status) || WIFSIGNALED(status))
-      on_task_exit(s, tid, status);
+      on_task_exit(s, tid, status, &ru);
     else if (WIFSTOPPED(status))
       on_ptrace_stop(s, tid, status);
   }
@@ -223,4 +257,27 @@ static void reap(struct sup *s) {
 
 void sup_reap(struct sup *s) {
   reap(s);
+}
+
+/* At the end, once everything was killed: collect every exit (bounded, in
+ * case a task cannot die). */
+void sup_reap_all(struct sup *s) {
+  struct timespec pause = {0, 1000000};
+  for (int i = 0; i < 2000; i++) {
+    int status;
+    struct rusage ru;
+    pid_t tid = wait4(-1, &status, __WALL | WNOHANG, &ru);
+    if (tid < 0 && errno != EINTR)
+      return; /* ECHILD: all gone */
+    if (tid == 0) {
+      nanosleep(&pause, NULL);
+      continue;
+    }
+    if (tid > 0 && (WIFEXITED(status) || WIFSIGNALED(status))) {
+      struct gthread *t = tidmap_get(&s->threads, tid);
+      if (t == NULL || t->proc == NULL || t->proc->pid == tid)
+        count_usage(s, &ru);
+      tasks_remove_thread(&s->threads, tid);
+    }
+  }
 }
