@@ -63,6 +63,26 @@
 /* The vDSO's exported data word that the loader points at the region. */
 #define VDSO_IOSLOTS_SYMBOL "cloudabi_vdso_ioslots"
 
+/*
+ * cloudabi-run --deterministic: the vDSO's exported struct trap_det, zero
+ * (off) unless the supervisor fills it in, at a process's start-up call
+ * (on, ticks 0, its seed) and in a forked child before it runs (its own
+ * seed, draws 0; the clock goes on from the parent's).  Clocks then read
+ * virtual time: every clock is ticks (nanoseconds) past its start value,
+ * each clock_time_get advances ticks by TRAP_DET_TICK, and a sleep or a
+ * timeout advances it to its deadline.  random_get yields SplitMix64 of
+ * seed and a draw counter.  The guest may rewrite it: it governs only
+ * what the guest sees of its own time and randomness.
+ */
+#define VDSO_DET_SYMBOL "cloudabi_vdso_det"
+#define TRAP_DET_TICK 1000ull                     /* 1 us */
+#define TRAP_DET_MONOTONIC_START 1000000000ull    /* 1 s */
+#define TRAP_DET_REALTIME_START 946684800000000000ull /* 2000-01-01 UTC */
+/* A timed lock or condition variable wait that nobody ends within this
+ * much real time is taken to have timed out (the virtual clock jumps to
+ * its deadline): in a single-threaded program nobody could end it. */
+#define TRAP_DET_REAL_WAIT_NS 10000000ull /* 10 ms */
+
 /* vDSO code whose faults on guest pointers the supervisor turns into an
  * EFAULT return (see abi/vdso/io.c). */
 #define VDSO_COPY_BEGIN_SYMBOL "cloudabi_vdso_copy_begin"
@@ -103,6 +123,12 @@
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+struct trap_det {
+  uint64_t on;
+  uint64_t ticks; /* updated atomically: threads share it */
+  uint64_t seed;  /* the supervisor writes seed and draws together */
+  uint64_t draws;
+};
 struct trap_trace_record {
   uint32_t sysno;
   uint16_t error; /* the CloudABI errno the call returned */

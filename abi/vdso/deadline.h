@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "det.h"
 #include "linux_vdso.h"
 #include "vdso.h"
 
@@ -45,7 +46,10 @@ static inline long vdso_linux_clock(cloudabi_clockid_t id) {
   }
 }
 
+/* What clock reads now (virtual with --deterministic, not advancing it). */
 static inline uint64_t vdso_now(long clock) {
+  if (vdso_det_on())
+    return vdso_det_now(clock, false);
   struct vdso_timespec ts = {0, 0};
   vdso_clock_gettime(clock, &ts);
   return (uint64_t)ts.sec * 1000000000u + (uint64_t)ts.nsec;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "cloudabi_syscalls.h"
+#include "deadline.h"
 #include "linux_vdso.h"
 #include "vdso.h"
 
@@ -46,6 +47,10 @@ cloudabi_sys_clock_res_get(cloudabi_clockid_t clock_id,
   long id = linux_clock(clock_id);
   if (id < 0)
     return CLOUDABI_EINVAL;
+  if (vdso_det_on()) {
+    *resolution = TRAP_DET_TICK;
+    return 0;
+  }
   struct linux_timespec ts;
   cloudabi_errno_t e = vdso_errno(vdso_syscall2(SYS_clock_getres, id, &ts));
   if (e == 0)
@@ -62,6 +67,10 @@ cloudabi_sys_clock_time_get(cloudabi_clockid_t clock_id,
   long id = linux_clock(clock_id);
   if (id < 0)
     return CLOUDABI_EINVAL;
+  if (vdso_det_on()) {
+    *time = vdso_det_now(id, true);
+    return 0;
+  }
   struct linux_timespec ts;
   cloudabi_errno_t e = vdso_errno(vdso_clock_gettime(id, &ts));
   if (e == 0)
@@ -205,7 +214,27 @@ VDSO_EXPORT _Noreturn void cloudabi_sys_proc_exit(cloudabi_exitcode_t rval) {
     vdso_syscall1(SYS_exit_group, rval);
 }
 
+/* The deterministic stream, copied out through vdso_copy so that a bad
+ * pointer is EFAULT, as getrandom's would be. */
+static cloudabi_errno_t det_random(char *p, size_t len) {
+  uint64_t seed = cloudabi_vdso_det_state.seed;
+  uint64_t i = vdso_det_draw((len + 7) / 8);
+  while (len > 0) {
+    uint64_t words[32];
+    size_t n = len < sizeof(words) ? len : sizeof(words);
+    for (size_t k = 0; k < (n + 7) / 8; k++)
+      words[k] = vdso_det_word(seed, i++);
+    if (vdso_copy(p, words, n) != 0)
+      return CLOUDABI_EFAULT;
+    p += n;
+    len -= n;
+  }
+  return 0;
+}
+
 VDSO_EXPORT cloudabi_errno_t cloudabi_sys_random_get(void *buf, size_t len) {
+  if (vdso_det_on())
+    return det_random(buf, len);
   char *p = buf;
   while (len > 0) {
     long n = vdso_syscall3(SYS_getrandom, p, len, 0);

@@ -76,12 +76,43 @@ static bool cas(uint32_t *p, uint32_t *expected, uint32_t desired) {
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * --deterministic, a timed wait: the deadline is virtual, so the real wait
+ * is at most TRAP_DET_REAL_WAIT_NS (trap.h); if nobody ends it by then,
+ * virtual time moves to the deadline and the wait has timed out.
+ */
+static long det_futex_wait(uint32_t *addr, uint32_t expect,
+                           const struct vdso_deadline *d, uint32_t bitset,
+                           long op) {
+  uint64_t now = vdso_now(d->clock);
+  if (now >= d->ns)
+    return -ETIMEDOUT;
+  uint64_t wait = d->ns - now;
+  if (wait > TRAP_DET_REAL_WAIT_NS)
+    wait = TRAP_DET_REAL_WAIT_NS;
+  struct vdso_timespec real = {0, 0};
+  vdso_clock_gettime(CLOCK_MONOTONIC, &real);
+  struct vdso_timespec ts = vdso_timespec_of(vdso_add_sat(
+      (uint64_t)real.sec * 1000000000u + (uint64_t)real.nsec, wait));
+  long r = vdso_syscall6(SYS_futex, (long)addr, op, (long)expect, (long)&ts,
+                         0, (long)bitset);
+  if (r == -ETIMEDOUT) {
+    uint64_t mono = vdso_now(CLOCK_MONOTONIC);
+    vdso_det_advance_to(d->clock == CLOCK_MONOTONIC
+                            ? d->ns
+                            : vdso_add_sat(mono, d->ns - now));
+  }
+  return r;
+}
+
 /* 0 when woken, -EAGAIN if *addr != expect, -ETIMEDOUT, -EINTR, ... */
 static long futex_wait(uint32_t *addr, uint32_t expect,
                        const struct vdso_deadline *d, uint32_t bitset,
                        bool private) {
   long op = FUTEX_WAIT_BITSET | (private ? FUTEX_PRIVATE_FLAG : 0);
   struct vdso_timespec ts, *tp = NULL;
+  if (d != NULL && d->clock != VDSO_NO_DEADLINE && vdso_det_on())
+    return det_futex_wait(addr, expect, d, bitset, op);
   if (d != NULL && d->clock != VDSO_NO_DEADLINE) {
     ts = vdso_timespec_of(d->ns);
     tp = &ts;

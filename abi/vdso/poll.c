@@ -16,6 +16,7 @@
  * that is, in subscription order.
  */
 #include "cloudabi_syscalls.h"
+#include "det.h"
 #include "futex.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -121,11 +122,62 @@ static size_t poll_clocks(const cloudabi_subscription_t *in, size_t n,
     }
     if (k > 0)
       return k;
+    if (vdso_det_on()) {
+      /* Nothing but time can end this sleep: it passes at once. */
+      vdso_det_advance_to(first_at);
+      continue;
+    }
     /* Sleep until the earliest, on its own clock. */
     struct vdso_timespec ts = vdso_timespec_of(d[first].ns);
     vdso_syscall6(SYS_clock_nanosleep, d[first].clock, TIMER_ABSTIME, (long)&ts,
                   0, 0, 0);
   }
+}
+
+/*
+ * --deterministic, a poll the supervisor performs (one with descriptors):
+ * it waits in real time, so its clocks go to it as timeouts relative to
+ * virtual now, and a timeout that fires moves virtual time to its
+ * deadline.  Larger polls keep their clocks as given (README).
+ */
+static cloudabi_errno_t det_poll(const cloudabi_subscription_t *in,
+                                 cloudabi_event_t *out, size_t n,
+                                 size_t *nevents) {
+  cloudabi_subscription_t subs[LOCAL_CLOCKS_MAX];
+  cloudabi_event_t evs[LOCAL_CLOCKS_MAX];
+  uint64_t at[LOCAL_CLOCKS_MAX];
+  if (vdso_copy(subs, in, n * sizeof(subs[0])) != 0)
+    return CLOUDABI_EFAULT;
+  uint64_t mono = vdso_now(CLOCK_MONOTONIC);
+  uint64_t real = vdso_now(CLOCK_REALTIME);
+  for (size_t i = 0; i < n; i++) {
+    struct vdso_deadline d;
+    at[i] = 0;
+    if (subs[i].type != CLOUDABI_EVENTTYPE_CLOCK ||
+        vdso_deadline_of(&subs[i], &d) != 0)
+      continue; /* the supervisor says what is wrong with it */
+    uint64_t now = d.clock == CLOCK_REALTIME ? real : mono;
+    at[i] = monotonic_equivalent(&d, mono, real);
+    subs[i].clock.timeout = d.ns > now ? d.ns - now : 0;
+    subs[i].clock.flags &= (cloudabi_subclockflags_t)~CLOUDABI_SUBSCRIPTION_CLOCK_ABSTIME;
+    subs[i].clock.clock_id = CLOUDABI_CLOCK_MONOTONIC;
+  }
+  long r = vdso_trap(CLOUDABI_SYS_poll, (long)subs, (long)evs, (long)n, 0, 0, 0);
+  if (r < 0)
+    return vdso_trap_errno(r);
+  size_t k = (size_t)r <= n ? (size_t)r : n;
+  for (size_t j = 0; j < k; j++) {
+    if (evs[j].type != CLOUDABI_EVENTTYPE_CLOCK || evs[j].error != 0)
+      continue;
+    for (size_t i = 0; i < n; i++)
+      if (subs[i].type == CLOUDABI_EVENTTYPE_CLOCK &&
+          subs[i].userdata == evs[j].userdata && at[i] != 0)
+        vdso_det_advance_to(at[i]);
+  }
+  if (vdso_copy(out, evs, k * sizeof(evs[0])) != 0)
+    return CLOUDABI_EFAULT;
+  *nevents = k;
+  return 0;
 }
 
 VDSO_EXPORT cloudabi_errno_t
@@ -163,6 +215,8 @@ cloudabi_sys_poll(const cloudabi_subscription_t *in, cloudabi_event_t *out,
       return 0;
     }
   }
+  if (vdso_det_on() && n <= LOCAL_CLOCKS_MAX)
+    return det_poll(in, out, n, nevents);
   long r = vdso_trap(CLOUDABI_SYS_poll, (long)in, (long)out, (long)n, 0, 0, 0);
   if (r < 0)
     return vdso_trap_errno(r);

@@ -9,6 +9,7 @@
 struct vdso_info {
   uint64_t copy_begin, copy_end, copy_fault;
   uint64_t ioslots; /* the data word pointing at the I/O slots */
+  uint64_t det;     /* struct trap_det, for --deterministic */
 };
 
 /* Reads the offsets from the embedded image (the tracing variant when

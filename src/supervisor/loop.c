@@ -43,6 +43,7 @@
 #include "listener.h"
 #include "loop.h"
 #include "confine.h"
+#include "determinism.h"
 #include "reply.h"
 #include "task_events.h"
 #include "cloudabi_syscalls.h"
@@ -95,8 +96,14 @@ static void process_notification(struct sup *s, int listener,
   struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
   if (n->data.nr == TRAP_NR_BOOT) {
     /* Only the loader makes this call, once, before the program runs. */
-    if (proc != NULL && proc->vdso_base == 0)
+    if (proc != NULL && proc->vdso_base == 0) {
       proc->vdso_base = n->data.args[0];
+      if (s->opts->deterministic && !det_start(s, proc)) {
+        msg(s, "cannot make process %u deterministic", proc->number);
+        kill(proc->pid, SIGKILL);
+        return;
+      }
+    }
     sup_reply(listener, n->id, 0, 0);
     /* Started on our CPU (loader/spawn.c); from now on the program's
      * threads go wherever the scheduler puts them. */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "determinism.h"
 #include "loader/spawn.h"
 #include "lends.h"
 #include "listener.h"
@@ -224,7 +225,8 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
   struct iovec l = {&zero, sizeof(zero)};
   struct iovec r = {(void *)(uintptr_t)(p->vdso_base + s->vdso.ioslots),
                     sizeof(zero)};
-  if (process_vm_writev(child, &l, 1, &r, 1, 0) != sizeof(zero)) {
+  if (process_vm_writev(child, &l, 1, &r, 1, 0) != sizeof(zero) ||
+      (s->opts->deterministic && !det_forked(s, p))) {
     kill(child, SIGKILL);
     return;
   }
