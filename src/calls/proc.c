@@ -124,7 +124,7 @@ cloudabi_errno_t handle_proc_exec(struct call *c) {
   }
   struct gproc *np = NULL;
   if (e == 0) {
-    np = procs_spawn(s, image, data, len, &table, why, sizeof(why));
+    np = procs_spawn(s, c->proc, image, data, len, &table, why, sizeof(why));
     if (np == NULL)
       e = CLOUDABI_ENOEXEC;
   }

@@ -254,7 +254,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     }
   }
   struct gproc *proc =
-      procs_spawn(s, prog_fd, lc->argdata, lc->argdata_len, &fds, why,
+      procs_spawn(s, NULL, prog_fd, lc->argdata, lc->argdata_len, &fds, why,
                   sizeof(why));
   if (proc == NULL) {
     msg(s, "%s: %s", s->opts->program_name, why);

@@ -138,16 +138,20 @@ static unsigned max_procs(const struct sup *s) {
   return s->opts->limits.processes;
 }
 
-struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
+struct gproc *procs_spawn(struct sup *s, const struct gproc *replaces,
+                          int prog_fd, const uint8_t *argdata,
                           size_t argdata_len, struct captab *fds, char *why,
                           size_t why_size) {
   struct launch_config lc = {.argdata = (uint8_t *)argdata,
                              .argdata_len = argdata_len,
                              .trace_local = s->opts->local_vdso,
                              .limit_as = s->opts->limits.memory,
-                             .limit_cpu = s->opts->limits.cpu_seconds};
+                             .limit_cpu = s->opts->limits.cpu_seconds,
+                             .deterministic = s->opts->deterministic,
+                             .det_seed = det_proc_seed(s->opts->seed,
+                                                       ~s->next_number)};
   struct spawned sp;
-  if (live_procs(s) >= max_procs(s)) {
+  if (live_procs(s) - (replaces != NULL ? 1u : 0u) >= max_procs(s)) {
     s->stats.limits_hit |= LIMIT_HIT_PROCESSES;
     snprintf(why, why_size, "too many processes");
     captab_free(fds);

@@ -13,10 +13,13 @@
 
 /*
  * Starts a new guest process running the program at prog_fd with the
- * given argument data and descriptor table (moved in, freed on failure).
- * NULL on failure, with a reason in why.
+ * given argument data and descriptor table (moved in, freed on failure),
+ * to replace the process `replaces` (proc_exec; NULL for the first), which
+ * therefore does not count against the process limit.  NULL on failure,
+ * with a reason in why.
  */
-struct gproc *procs_spawn(struct sup *s, int prog_fd, const uint8_t *argdata,
+struct gproc *procs_spawn(struct sup *s, const struct gproc *replaces,
+                          int prog_fd, const uint8_t *argdata,
                           size_t argdata_len, struct captab *fds, char *why,
                           size_t why_size);
 /* The child `child` that parent forked and has not claimed yet, or NULL. */
