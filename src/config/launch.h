@@ -32,6 +32,10 @@ struct launch_config {
   /* rlimits of the new process (0: none), before the loader runs:
    * RLIMIT_AS bytes and RLIMIT_CPU seconds (--memory-limit, --cpu-limit). */
   uint64_t limit_as, limit_cpu;
+  /* --deterministic: the stack's canary and process UUID come from this
+   * seed instead of getrandom. */
+  bool deterministic;
+  uint64_t det_seed;
 };
 
 /* Closes every descriptor and frees the buffers; safe on a zeroed struct. */

@@ -1,5 +1,6 @@
 /* Starting a guest; see spawn.h and abi/loader/stub.c for the other half. */
 #include "spawn.h"
+#include "host/mix64.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,8 +91,15 @@ static int launch_block(const struct launch_config *lc,
   long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
   lb->ncpus = ncpus > 0 ? (uint64_t)ncpus : 1;
   lb->boot_nr = TRAP_NR_BOOT;
-  if (getrandom(lb->canary, sizeof(lb->canary), 0) != sizeof(lb->canary) ||
-      getrandom(lb->pid, sizeof(lb->pid), 0) != sizeof(lb->pid)) {
+  if (lc->deterministic) {
+    uint64_t words[(sizeof(lb->canary) + sizeof(lb->pid)) / 8];
+    for (size_t i = 0; i < sizeof(words) / 8; i++)
+      words[i] = mix64_word(lc->det_seed, i);
+    memcpy(lb->canary, words, sizeof(lb->canary));
+    memcpy(lb->pid, (char *)words + sizeof(lb->canary), sizeof(lb->pid));
+  } else if (getrandom(lb->canary, sizeof(lb->canary), 0) !=
+                 sizeof(lb->canary) ||
+             getrandom(lb->pid, sizeof(lb->pid), 0) != sizeof(lb->pid)) {
     free(buf);
     return -1;
   }

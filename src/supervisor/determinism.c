@@ -4,16 +4,14 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "host/mix64.h"
 #include "trap.h"
 
 /* A process's seed: the run's, mixed with its number (SplitMix64's
  * finaliser), so that processes draw different streams, and the same
  * ones in every run that starts them in the same order. */
-static uint64_t proc_seed(uint64_t seed, unsigned number) {
-  uint64_t z = seed ^ ((uint64_t)number * 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+uint64_t det_proc_seed(uint64_t seed, unsigned number) {
+  return mix64(seed ^ ((uint64_t)number * 0x9e3779b97f4a7c15ull));
 }
 
 static bool put(const struct gproc *p, uint64_t addr, const void *data,
@@ -26,13 +24,13 @@ static bool put(const struct gproc *p, uint64_t addr, const void *data,
 bool det_start(struct sup *s, struct gproc *p) {
   struct trap_det d = {.on = 1,
                        .ticks = 0,
-                       .seed = proc_seed(s->opts->seed, p->number),
+                       .seed = det_proc_seed(s->opts->seed, p->number),
                        .draws = 0};
   return put(p, p->vdso_base + s->vdso.det, &d, sizeof(d));
 }
 
 bool det_forked(struct sup *s, struct gproc *p) {
-  uint64_t words[2] = {proc_seed(s->opts->seed, p->number), 0};
+  uint64_t words[2] = {det_proc_seed(s->opts->seed, p->number), 0};
   return put(p, p->vdso_base + s->vdso.det + offsetof(struct trap_det, seed),
              words, sizeof(words));
 }

@@ -4,8 +4,12 @@
 #define SUPERVISOR_DETERMINISM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sup.h"
+
+/* The seed of the process numbered number. */
+uint64_t det_proc_seed(uint64_t seed, unsigned number);
 
 /* At p's start-up call, its vDSO known: virtual time from its start
  * values, random bytes from the run's seed and p's number.  False if p's

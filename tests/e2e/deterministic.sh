@@ -30,6 +30,7 @@ want "slept an hour: monotonic +3600000001000"
 want "lock wait timed out: monotonic +5000001000"
 want "socket poll timed out: monotonic +50001000"
 want "done"
+grep -q '^process id [0-9a-f]\{12\}4[0-9a-f]\{3\}[89ab][0-9a-f]\{15\} canary ' a.txt || no "process id: $(grep 'process id' a.txt)"
 grep -q '^slept until realtime \([0-9]*\): now \1$' a.txt || no "absolute sleep: $(grep 'slept until' a.txt)"
 [ "$(grep -c '^parent random' a.txt)" -eq 3 ] || no "want 3 parent random lines"
 [ "$(grep '^parent random\|^child random' a.txt | cut -d' ' -f3 | sort -u | wc -l)" -eq 4 ] ||
@@ -37,7 +38,9 @@ grep -q '^slept until realtime \([0-9]*\): now \1$' a.txt || no "absolute sleep:
 # Another seed: other random bytes, the same time.
 [ "$(grep -c random c.txt)" -eq 4 ] || no "seed 8: $(cat c.txt)"
 [ -z "$(grep random a.txt | cut -d' ' -f3 | grep -xFf - c.txt)" ] || no "seeds 7 and 8 share bytes"
-diff <(grep -v random a.txt) <(grep -v random c.txt) >/dev/null || no "seed 8 changed more than random bytes"
+diff <(grep -v 'random\|process id' a.txt) <(grep -v 'random\|process id' c.txt) >/dev/null ||
+  no "seed 8 changed more than random bytes"
+[ "$(grep 'process id' a.txt)" != "$(grep 'process id' c.txt)" ] || no "seeds 7 and 8 share a process id"
 if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["deterministic"]=={"seed":7}, d' r.json ||
     no "report: $(cat r.json)"
@@ -50,6 +53,7 @@ printf 'sleeps: 0\n' >>d.yaml
 grep -q '^clock 1 res [0-9]* reads [0-9]* [0-9]*$' r1.txt || no "real clock: $(head -1 r1.txt)"
 grep -qxF "clock 1 res 1000 reads 1000000000 1000001000" r1.txt && no "real run read virtual time"
 [ "$(grep random r1.txt | cut -d' ' -f3 | grep -xFf - r2.txt)" = "" ] || no "two real runs share random bytes"
+[ "$(grep 'process id' r1.txt)" != "$(grep 'process id' r2.txt)" ] || no "two real runs share a process id"
 "$RUN" --deterministic=x "$PROG" d.yaml >/dev/null 2>err.txt
 [ $? -eq 127 ] && grep -q 'deterministic: "x" is not a number' err.txt || no "bad seed: $(cat err.txt)"
 [ $fail -eq 0 ] && echo "deterministic: ok"

@@ -3,7 +3,8 @@
  * fact: each clock's readings and resolution, random bytes, a clock-only
  * sleep of an hour, an absolute realtime sleep, a timed lock wait nobody
  * ends, a poll on an empty socket with a timeout (performed by the
- * supervisor), and a forked child's clock and random bytes.  Two runs with
+ * supervisor), the process UUID and stack canary, and a forked child's
+ * clock and random bytes.  Two runs with
  * the same seed must print the same bytes; e2e_deterministic compares.
  * Config: out (stdout), sleeps (1; 0 leaves out the sleeps and waits, for
  * runs with real time).
@@ -103,6 +104,12 @@ void program_main(const argdata_t *ad) {
   }
   print_random("parent");
   print_random("parent");
+  char hex[2 * 16 + 1];
+  for (size_t i = 0; i < 16; i++)
+    rt_snprintf(hex + 2 * i, 3, "%02x", rt_startup.pid[i]);
+  rt_printf(out, "process id %s canary %02x%02x%02x%02x\n", hex,
+            rt_startup.canary[0], rt_startup.canary[1], rt_startup.canary[2],
+            rt_startup.canary[63]);
   cloudabi_event_t ev[2];
   cloudabi_subscription_t s[2];
   if (rt_map_int(ad, "sleeps", 1) != 0)

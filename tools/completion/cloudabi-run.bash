@@ -8,6 +8,7 @@ _cloudabi_run() {
   --plan=*) COMPREPLY=($(compgen -P --plan= -W "text json" -- "${cur#--plan=}")); return ;;
   --trace-format=*) COMPREPLY=($(compgen -P --trace-format= -W "text json" -- "${cur#--trace-format=}")); return ;;
   --trace-output=*) COMPREPLY=($(compgen -P --trace-output= -f -- "${cur#--trace-output=}")); return ;;
+  --report=*) COMPREPLY=($(compgen -P --report= -f -- "${cur#--report=}")); return ;;
   --trace=*) COMPREPLY=($(compgen -P --trace= -W "fd file mem poll proc sock clock lock condvar random thread local" -- "${cur#--trace=}")); return ;;
   esac
   case $prev in
@@ -32,7 +33,7 @@ _cloudabi_run() {
   --set | --set-str) return ;;
   esac
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "--dir --file --fd --set --set-str --plan --plan=text --plan=json --trace --trace= --trace-output= --trace-format= --trace-failed --trace-time --trace-timestamps --trace-strsize= -T -q --quiet -v --verbose -h --help -V --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--dir --file --fd --set --set-str --plan --plan=text --plan=json --trace --trace= --trace-output= --trace-format= --trace-failed --trace-time --trace-timestamps --trace-strsize= -T --memory-limit= --cpu-limit= --time-limit= --process-limit= --thread-limit= --fd-limit= --file-size-limit= --disk-limit= --report= --deterministic --deterministic= -q --quiet -v --verbose -h --help -V --version" -- "$cur"))
     return
   fi
   # PROGRAM, then CONFIG: files.
