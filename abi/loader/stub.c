@@ -315,6 +315,10 @@ void stub_main(const uint64_t *initial_sp) {
   } ign = {1 /* SIG_IGN */, 0, 0, 0};
   if (linux_syscall4(SYS_rt_sigaction, SIGCHLD, &ign, 0, 8) != 0)
     fail(STUB_EFS);
+  /* CloudABI ignores SIGPIPE (writes fail with EPIPE), which matters for
+   * writes the kernel performs itself, on mirrored descriptors. */
+  if (linux_syscall4(SYS_rt_sigaction, SIGPIPE, &ign, 0, 8) != 0)
+    fail(STUB_EFS);
 
   if (linux_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
     fail(STUB_EFILTER);

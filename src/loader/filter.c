@@ -82,13 +82,16 @@ static void add_rules(struct rules *r) {
                                         MAP_PRIVATE | MAP_FIXED,
                                         MAP_SHARED,
                                         MAP_SHARED | MAP_FIXED};
+  /* A file mapping only of a lent descriptor, never of a mirror. */
   for (size_t p = 0; p < N(prots); p++) {
     for (size_t f = 0; f < N(mmap_flags); f++) {
-      struct scmp_arg_cmp cmp[2] = {
+      struct scmp_arg_cmp cmp[3] = {
           SCMP_CMP64(2, SCMP_CMP_EQ, prots[p]),
           SCMP_CMP64(3, SCMP_CMP_EQ, mmap_flags[f]),
+          SCMP_CMP64(4, SCMP_CMP_LT, MIRROR_LOW),
       };
-      add(r, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 2, cmp);
+      bool anon = (mmap_flags[f] & MAP_ANONYMOUS) != 0;
+      add(r, SCMP_ACT_ALLOW, SCMP_SYS(mmap), anon ? 2 : 3, cmp);
     }
   }
   allow_arg_in(r, SCMP_SYS(mprotect), 2, prots, N(prots));
@@ -139,8 +142,25 @@ static void add_rules(struct rules *r) {
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(sched_yield), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0, NULL);
-  /* The guest holds no descriptors but those lent for one mem_map. */
-  add(r, SCMP_ACT_ALLOW, SCMP_SYS(close), 0, NULL);
+  /* The guest holds no descriptors but those lent for one mem_map, which
+   * it closes, and mirrors (trap.h), which it may only read or write as
+   * their range says; compared on all 64 bits. */
+  struct scmp_arg_cmp low = SCMP_CMP64(0, SCMP_CMP_LT, MIRROR_LOW);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(close), 1, &low);
+  static const uint64_t readable[] = {MIRROR_R, MIRROR_RW};
+  static const uint64_t writable[] = {MIRROR_W, MIRROR_RW};
+  for (size_t i = 0; i < 2; i++) {
+    struct scmp_arg_cmp rd =
+        SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, ~(uint64_t)(MIRROR_SPAN - 1),
+                   readable[i]);
+    struct scmp_arg_cmp wr =
+        SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, ~(uint64_t)(MIRROR_SPAN - 1),
+                   writable[i]);
+    add(r, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, &rd);
+    add(r, SCMP_ACT_ALLOW, SCMP_SYS(readv), 1, &rd);
+    add(r, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, &wr);
+    add(r, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, &wr);
+  }
 }
 
 scmp_filter_ctx filter_ctx(char *why, size_t why_size) {

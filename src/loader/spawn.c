@@ -137,6 +137,14 @@ static int ioslots_region(void **map) {
 
 /* The rlimits of lc on the new process; forks inherit them. */
 static int set_limits(pid_t pid, const struct launch_config *lc) {
+  /* Room for mirrored descriptors (trap.h), where the hard limit allows. */
+  struct rlimit nofile;
+  if (prlimit(pid, RLIMIT_NOFILE, NULL, &nofile) == 0 &&
+      nofile.rlim_cur < MIRROR_HIGH) {
+    nofile.rlim_cur = nofile.rlim_max < MIRROR_HIGH ? nofile.rlim_max
+                                                    : MIRROR_HIGH;
+    prlimit(pid, RLIMIT_NOFILE, &nofile, NULL);
+  }
   if (lc->limit_as != 0) {
     struct rlimit r = {lc->limit_as, lc->limit_as};
     if (prlimit(pid, RLIMIT_AS, &r, NULL) != 0)

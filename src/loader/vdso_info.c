@@ -42,7 +42,8 @@ int vdso_info_get(bool traced, struct vdso_info *out) {
       lookup(traced, VDSO_COPY_END_SYMBOL, &out->copy_end) != 0 ||
       lookup(traced, VDSO_COPY_FAULT_SYMBOL, &out->copy_fault) != 0 ||
       lookup(traced, VDSO_IOSLOTS_SYMBOL, &out->ioslots) != 0 ||
-      lookup(traced, VDSO_DET_SYMBOL, &out->det) != 0)
+      lookup(traced, VDSO_DET_SYMBOL, &out->det) != 0 ||
+      lookup(traced, VDSO_MIRRORS_SYMBOL, &out->mirrors) != 0)
     return -1;
   return 0;
 }

@@ -10,6 +10,7 @@ struct vdso_info {
   uint64_t copy_begin, copy_end, copy_fault;
   uint64_t ioslots; /* the data word pointing at the I/O slots */
   uint64_t det;     /* struct trap_det, for --deterministic */
+  uint64_t mirrors; /* uint16_t[MIRROR_FDS], each descriptor's mirror */
 };
 
 /* Reads the offsets from the embedded image (the tracing variant when

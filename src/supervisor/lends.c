@@ -32,23 +32,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "addfd.h"
 #include "host/errno_map.h"
 #include "reply.h"
-
-#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
-/* Linux 5.9. */
-struct seccomp_notif_addfd {
-  __u64 id;
-  __u32 flags;
-  __u32 srcfd;
-  __u32 newfd;
-  __u32 newfd_flags;
-};
-#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
-#endif
-#ifndef SECCOMP_ADDFD_FLAG_SETFD
-#define SECCOMP_ADDFD_FLAG_SETFD (1UL << 0)
-#endif
 
 static long kcmp_file(pid_t a, pid_t b, int fa, int fb) {
   return syscall(SYS_kcmp, a, b, KCMP_FILE, fa, fb);
@@ -93,11 +79,24 @@ cloudabi_errno_t lends_add(struct call *c, int fd, cloudabi_fd_t capfd,
   cloudabi_errno_t e = captab_get(&c->proc->fds, capfd, rights, &cap);
   if (e != 0)
     return e;
+  /* At a number of our choosing, the lowest no record holds: never where
+   * the filter lets a mirror be read or written (trap.h), however many
+   * inert descriptors the guest keeps. */
+  int at = 0;
+  for (unsigned i = 0; i < l->n;)
+    if (l->at[i].gfd == at) {
+      at++;
+      i = 0;
+    } else {
+      i++;
+    }
+  if (at >= MIRROR_LOW)
+    return CLOUDABI_EMFILE;
   struct seccomp_notif_addfd add = {
       .id = c->id,
-      .flags = 0,
+      .flags = SECCOMP_ADDFD_FLAG_SETFD,
       .srcfd = (uint32_t)fd,
-      .newfd = 0,
+      .newfd = (uint32_t)at,
       .newfd_flags = O_CLOEXEC,
   };
   int n = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
@@ -108,12 +107,6 @@ cloudabi_errno_t lends_add(struct call *c, int fd, cloudabi_fd_t capfd,
     /* ENOENT: the calling thread is gone; nobody reads the answer. */
     return errno_from_host(errno);
   }
-  /* The number was free: whatever was lent there before is gone. */
-  for (unsigned i = 0; i < l->n; i++)
-    if (l->at[i].gfd == n) {
-      drop(l, i);
-      break;
-    }
   hostobj_ref(cap->obj);
   l->at[l->n++] = (struct lend){.id = c->id,
                                 .tid = (pid_t)c->tid,
@@ -204,8 +197,9 @@ bool lends_inherit(struct sup *s, struct gproc *child) {
   while (ok && (e = readdir(d)) != NULL) {
     char *end;
     long n = strtol(e->d_name, &end, 10);
+    /* Mirrors and their inert stand-ins are mirrors.c's. */
     if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end != '\0' ||
-        n > INT32_MAX)
+        n >= MIRROR_LOW)
       continue;
     /* Inert ones are left as they are. */
     if (kcmp_file(child->pid, s->self_pid, (int)n, s->inert_fd) == 0)

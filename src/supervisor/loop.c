@@ -40,6 +40,7 @@
 #include "procs.h"
 #include "interrupt.h"
 #include "lends.h"
+#include "mirrors.h"
 #include "listener.h"
 #include "loop.h"
 #include "confine.h"
@@ -155,6 +156,7 @@ static void process_notification(struct sup *s, int listener,
   /* A lend is taken back at its thread's next call, and a call that
    * closes or narrows its capability is answered only after (lends.h). */
   lends_settle(&c);
+  mirrors_before(&c);
   cloudabi_errno_t e = s->opts->dispatch(&c);
   if (e == CLOUDABI_EMFILE && proc->fds.limit != 0 &&
       proc->fds.count >= proc->fds.limit)
@@ -162,6 +164,7 @@ static void process_notification(struct sup *s, int listener,
   if (s->trace != NULL)
     s->trace_hooks->call_done(s->trace, &c, e);
   if (e != CALL_PARKED && e != CALL_ABANDONED) {
+    mirrors_after(&c, e);
     lends_settle(&c);
     sup_reply(listener, c.id, e, c.result);
   }
@@ -207,6 +210,7 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     CPU_ZERO(&s->cpus); /* then setaffinity fails: the pin stays */
   s->epfd = epoll_create1(EPOLL_CLOEXEC);
   lends_setup(s);
+  mirrors_setup(s);
   if (s->sigfd < 0 || s->epfd < 0) {
     msg(s, "cannot set up the event loop: %s", strerror(errno));
     return -1;
@@ -293,6 +297,7 @@ static void teardown(struct sup *s) {
   if (s->sigfd >= 0)
     close(s->sigfd);
   lends_teardown(s);
+  mirrors_teardown(s);
   interrupt_teardown();
   free(s->notif);
   free(s->scratch);
@@ -317,6 +322,7 @@ int sup_run(const struct sup_options *opts, int prog_fd,
             struct launch_config *lc) {
   struct sup s = {
       .opts = opts, .epfd = -1, .sigfd = -1, .inert_fd = -1,
+      .mirror_inert_fd = -1,
       .exit_status = 127};
   if (setup(&s, prog_fd, lc) != 0) {
     teardown(&s);

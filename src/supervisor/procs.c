@@ -40,6 +40,7 @@
 #include "determinism.h"
 #include "loader/spawn.h"
 #include "lends.h"
+#include "mirrors.h"
 #include "listener.h"
 #include "reply.h"
 #include "tasks.h"
@@ -70,6 +71,7 @@ static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
 /* What a process holds while it runs. */
 static void release(struct sup *s, struct gproc *p) {
   lends_clear(p);
+  mirrors_clear(p);
   captab_free(&p->fds);
   if (p->ioslots != NULL)
     munmap(p->ioslots, IOSLOT_REGION_SIZE);
@@ -230,7 +232,8 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
   struct iovec r = {(void *)(uintptr_t)(p->vdso_base + s->vdso.ioslots),
                     sizeof(zero)};
   if (process_vm_writev(child, &l, 1, &r, 1, 0) != sizeof(zero) ||
-      (s->opts->deterministic && !det_forked(s, p))) {
+      (s->opts->deterministic && !det_forked(s, p)) ||
+      !mirrors_inherit(s, parent, p)) {
     kill(child, SIGKILL);
     return;
   }

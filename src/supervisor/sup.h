@@ -23,6 +23,7 @@
 #include "config/launch.h"
 #include "loader/filter.h"
 #include "tracer.h"
+#include "trap.h"
 #include "loader/vdso_info.h"
 
 /* A seccomp listener: one per process the loader started, shared by the
@@ -56,6 +57,27 @@ struct lends {
   unsigned n;
 };
 
+/* A mirrored descriptor (mirrors.h). */
+struct mirror {
+  cloudabi_fd_t capfd; /* the capability it mirrors ... */
+  int gfd;             /* its number in the guest */
+  /* ... whose object it must still be (a reference) and the rights it
+   * must still have: FD_READ and/or FD_WRITE, as gfd's range says. */
+  struct hostobj *obj;
+  cloudabi_rights_t rights;
+};
+
+struct mirrors {
+  struct mirror *at; /* malloc'ed, n used of size */
+  unsigned n, size;
+  uint64_t used[MIRROR_HIGH / 64]; /* numbers of live records */
+  unsigned cursor[4];              /* next number to try, by range */
+  /* A forked child's: numbers it may hold from its parent, taken back at
+   * its first call. */
+  bool inherited;
+  uint64_t stale[MIRROR_HIGH / 64];
+};
+
 struct gproc {
   pid_t pid; /* thread group id */
   pid_t forked_as; /* what its parent's proc_fork names: pid, or the pid
@@ -69,6 +91,7 @@ struct gproc {
   char *ioslots;      /* our mapping of its I/O slots, or NULL */
   uint64_t vdso_base; /* where its vDSO is, from its start-up call */
   struct lends lends; /* lent descriptors not yet known to be gone */
+  struct mirrors mirrors;
   unsigned nthreads;
   /* Why it died, when the supervisor knows better than the wait status. */
   int killed_for_syscall; /* Linux syscall number + 1, or 0 */
@@ -156,6 +179,11 @@ struct sup {
    * write end is closed, which maps nothing (ENODEV); -1 when lends
    * cannot be revoked (no kcmp), and so are not made (lends.c). */
   int inert_fd;
+  /* What taken-back mirrors become: an epoll instance, on which read and
+   * write fail with EINVAL (so the vDSO falls back to trapping); -1 when
+   * no mirrors are made. */
+  int mirror_inert_fd;
+  bool mirrors_off; /* installing one failed: no more are made */
   pid_t self_pid; /* ours, for kcmp */
   struct tracer *trace; /* NULL unless --trace */
   const struct sup_trace_hooks *trace_hooks;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host descriptors never leak: while a guest holds descriptors of every
-# kind, (1) the guest process itself holds no descriptor at all (the one
-# lent for a file mapping is closed again at once), and (2) every
+# kind, (1) the guest process itself holds no descriptor but mirrors of
+# what it was granted (the one lent for a file mapping is closed again at
+# once), and (2) every
 # descriptor of the supervisor, but the standard three it was started
 # with, is close-on-exec, so nothing it opened for a guest reaches a
 # process it starts.  Then again with a guest that refuses to close a
@@ -37,14 +38,31 @@ pipe_of() {
   case $l in pipe:\[*\]) l=${l#pipe:[}; echo "${l%]}" ;; esac
 }
 
-# Checks what the guest holds: nothing, or (keep) exactly one descriptor,
-# read-only, of a pipe that no descriptor of the supervisor or the guest
-# can write.
+# The guest's descriptors but its mirrors (trap.h: numbers 256 to 1023,
+# each a descriptor the supervisor holds too, of what the config granted).
+not_mirrors() { # GUEST
+  local n target
+  for n in $(ls /proc/"$1"/fd); do
+    if [ "$n" -ge 256 ] && [ "$n" -lt 1024 ]; then
+      target=$(readlink /proc/"$1"/fd/"$n")
+      for f in /proc/"$sup"/fd/*; do
+        [ "$(readlink "$f")" = "$target" ] && continue 2
+      done
+      fail "guest descriptor $n ($target) mirrors nothing the supervisor holds"
+    fi
+    echo "$n"
+  done
+}
+
+# Checks what the guest holds but mirrors: nothing, or (keep) exactly one
+# descriptor, read-only, of a pipe that no descriptor of the supervisor or
+# the guest can write.
 check_guest() { # GUEST KEEP
   local held n f ino flags
-  held=$(ls /proc/"$1"/fd) || fail "cannot list the guest's descriptors"
+  held=$(not_mirrors "$1") || exit 1
   if [ "$2" = false ]; then
     [ -z "$held" ] || fail "the guest holds descriptors: $(ls -l /proc/"$1"/fd)"
+    [ "$(ls /proc/"$1"/fd | wc -w)" -ge 1 ] || fail "the guest mirrors nothing it wrote to"
     return
   fi
   n=$(echo "$held" | wc -w)
@@ -55,6 +73,8 @@ check_guest() { # GUEST KEEP
   grep -q "kept $held\$" out.txt || fail "the guest kept another number than $held"
   for f in /proc/"$1"/fd/* /proc/"$sup"/fd/*; do
     [ "$(pipe_of "$f")" = "$ino" ] || continue
+    [ "$f" = "/proc/$1/fd/$held" ] || [ "${f#/proc/$1/}" = "$f" ] ||
+      fail "the inert pipe is also at $f"
     flags=$(awk '/^flags:/ {print $2}' "${f/\/fd\//\/fdinfo\/}")
     (( (8#$flags & 3) == 0 )) || fail "$f can write the inert pipe (flags $flags)"
   done

@@ -1,0 +1,287 @@
+/* Mirrored descriptors; see mirrors.h and trap.h. */
+#include "mirrors.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "addfd.h"
+#include "reply.h"
+
+#define R(x) CLOUDABI_RIGHT_##x
+
+void mirrors_setup(struct sup *s) {
+  s->mirror_inert_fd = -1;
+  if (s->opts->tracer != NULL)
+    return; /* --trace shows every call: none may bypass the supervisor */
+  s->mirror_inert_fd = epoll_create1(EPOLL_CLOEXEC);
+}
+
+void mirrors_teardown(struct sup *s) {
+  if (s->mirror_inert_fd >= 0)
+    close(s->mirror_inert_fd);
+  s->mirror_inert_fd = -1;
+}
+
+/* What the kernel can enforce alone on cap: FD_READ and/or FD_WRITE. */
+static cloudabi_rights_t mirrorable(const struct sup *s,
+                                    const struct capability *cap) {
+  const struct hostobj *o = cap->obj;
+  if (o->fd < 0 || o->is_socket || o->proc != NULL)
+    return 0;
+  /* Pipes and devices only as our own non-blocking description: a read
+   * that would block fails, and the trapped path parks it. */
+  bool stream = o->host_nonblocking &&
+                (o->type == CLOUDABI_FILETYPE_CHARACTER_DEVICE ||
+                 o->type == CLOUDABI_FILETYPE_SOCKET_STREAM);
+  if (o->type != CLOUDABI_FILETYPE_REGULAR_FILE && !stream)
+    return 0;
+  cloudabi_rights_t r = cap->base & (R(FD_READ) | R(FD_WRITE));
+  /* Writes the supervisor must follow: sync flags, file limits. */
+  const struct run_limits *l = &s->opts->limits;
+  if ((o->flags & (CLOUDABI_FDFLAG_SYNC | CLOUDABI_FDFLAG_DSYNC)) != 0 ||
+      (o->by_path && (l->file_size != 0 || l->disk != 0)))
+    r &= ~R(FD_WRITE);
+  return r;
+}
+
+/* Whether m still names what its capability grants. */
+static bool valid(const struct sup *s, struct gproc *p,
+                  const struct mirror *m) {
+  struct capability *cap;
+  return captab_get(&p->fds, m->capfd, m->rights, &cap) == 0 &&
+         cap->obj == m->obj && (mirrorable(s, cap) & m->rights) == m->rights;
+}
+
+static int addfd(struct call *c, int src, int gfd) {
+  struct seccomp_notif_addfd add = {
+      .id = c->id,
+      .flags = SECCOMP_ADDFD_FLAG_SETFD,
+      .srcfd = (uint32_t)src,
+      .newfd = (uint32_t)gfd,
+      .newfd_flags = 0,
+  };
+  return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : -1;
+}
+
+/* Writes p's vDSO table entry for capfd; a failure only costs speed. */
+static void tell_vdso(struct sup *s, struct gproc *p, cloudabi_fd_t capfd,
+                      uint16_t gfd) {
+  if (p->vdso_base == 0)
+    return;
+  struct iovec l = {&gfd, sizeof(gfd)};
+  struct iovec r = {(void *)(uintptr_t)(p->vdso_base + s->vdso.mirrors +
+                                        capfd * sizeof(gfd)),
+                    sizeof(gfd)};
+  process_vm_writev(p->pid, &l, 1, &r, 1, 0);
+}
+
+static void forget(struct gproc *p, unsigned i) {
+  struct mirrors *ms = &p->mirrors;
+  int gfd = ms->at[i].gfd;
+  ms->used[gfd / 64] &= ~(1ull << (gfd % 64));
+  hostobj_unref(ms->at[i].obj);
+  ms->at[i] = ms->at[--ms->n];
+}
+
+/* Takes record i back on c's call; false if the process had to go. */
+static bool take_back(struct call *c, unsigned i) {
+  struct sup *s = c->sup;
+  struct gproc *p = c->proc;
+  struct mirror m = p->mirrors.at[i];
+  if (addfd(c, s->mirror_inert_fd, m.gfd) != 0) {
+    /* ENOENT: the caller was killed, and with it the process. */
+    if (errno != ENOENT) {
+      sup_msg(s, "process %u: cannot revoke a mirrored descriptor: %s",
+              p->number, strerror(errno));
+      kill(p->pid, SIGKILL);
+    }
+    return false;
+  }
+  tell_vdso(s, p, m.capfd, 0);
+  forget(p, i);
+  return true;
+}
+
+/* A free number in the range for rights, or -1. */
+static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
+  unsigned range = ((rights & R(FD_READ)) ? 1u : 0u) |
+                   ((rights & R(FD_WRITE)) ? 2u : 0u);
+  unsigned base = range * MIRROR_SPAN;
+  /* Next fit: a number just given back is the last to be used again,
+   * so that a racing read through a stale table hint finds the inert
+   * descriptor rather than another file. */
+  for (unsigned k = 0; k < MIRROR_SPAN; k++) {
+    unsigned gfd = base + (ms->cursor[range] + k) % MIRROR_SPAN;
+    if ((ms->used[gfd / 64] & (1ull << (gfd % 64))) == 0) {
+      ms->cursor[range] = (gfd - base + 1) % MIRROR_SPAN;
+      return (int)gfd;
+    }
+  }
+  return -1;
+}
+
+/* After a trapped read or write of c's descriptor: mirror it if it can
+ * be and is not. */
+static void offer(struct call *c) {
+  struct sup *s = c->sup;
+  struct gproc *p = c->proc;
+  struct mirrors *ms = &p->mirrors;
+  cloudabi_fd_t capfd = (cloudabi_fd_t)c->args[0];
+  struct capability *cap = c->cap[0];
+  if (capfd >= MIRROR_FDS || cap == NULL)
+    return;
+  cloudabi_rights_t rights = mirrorable(s, cap);
+  if (rights == 0)
+    return;
+  int fl = fcntl(cap->obj->fd, F_GETFL);
+  if (fl < 0)
+    return;
+  if ((fl & O_ACCMODE) == O_WRONLY)
+    rights &= ~R(FD_READ);
+  if ((fl & O_ACCMODE) == O_RDONLY)
+    rights &= ~R(FD_WRITE);
+  if (rights == 0)
+    return;
+  for (unsigned i = 0; i < ms->n; i++) {
+    if (ms->at[i].capfd != capfd)
+      continue;
+    if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights)
+      return; /* the vDSO lost its hint: a legitimate failure it retried */
+    if (!take_back(c, i))
+      return;
+    break;
+  }
+  int gfd = pick(ms, rights);
+  if (gfd < 0)
+    return;
+  if (ms->n == ms->size) {
+    unsigned size = ms->size != 0 ? ms->size * 2 : 8;
+    struct mirror *at = realloc(ms->at, size * sizeof(*at));
+    if (at == NULL)
+      return;
+    ms->at = at;
+    ms->size = size;
+  }
+  if (addfd(c, cap->obj->fd, gfd) != 0) {
+    /* Too few descriptors allowed (RLIMIT_NOFILE), or no SETFD: stop
+     * making them (those made can still be taken back). */
+    if (errno != ENOENT)
+      s->mirrors_off = true;
+    return;
+  }
+  hostobj_ref(cap->obj);
+  ms->at[ms->n++] = (struct mirror){
+      .capfd = capfd, .gfd = gfd, .obj = cap->obj, .rights = rights};
+  ms->used[gfd / 64] |= 1ull << (gfd % 64);
+  tell_vdso(s, p, capfd, (uint16_t)gfd);
+}
+
+/* After a call that may have closed, replaced or narrowed a capability:
+ * every mirror that no longer matches goes, before the call is answered. */
+static void validate(struct call *c) {
+  struct gproc *p = c->proc;
+  for (unsigned i = 0; i < p->mirrors.n;) {
+    if (valid(c->sup, p, &p->mirrors.at[i])) {
+      i++;
+      continue;
+    }
+    if (!take_back(c, i)) /* moves the last record to i */
+      return;
+  }
+}
+
+void mirrors_after(struct call *c, cloudabi_errno_t e) {
+  if (c->proc == NULL)
+    return;
+  switch (c->sysno) {
+  case CLOUDABI_SYS_fd_read:
+  case CLOUDABI_SYS_fd_write:
+    if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
+      offer(c);
+    break;
+  case CLOUDABI_SYS_fd_close:
+  case CLOUDABI_SYS_fd_replace:
+  case CLOUDABI_SYS_fd_stat_put:
+    if (c->proc->mirrors.n != 0)
+      validate(c);
+    break;
+  default:
+    break;
+  }
+}
+
+void mirrors_settle_inherited(struct call *c) {
+  struct sup *s = c->sup;
+  struct mirrors *ms = &c->proc->mirrors;
+  for (int gfd = MIRROR_LOW; gfd < MIRROR_HIGH; gfd++) {
+    if ((ms->stale[gfd / 64] & (1ull << (gfd % 64))) == 0)
+      continue;
+    if (s->mirror_inert_fd < 0 || addfd(c, s->mirror_inert_fd, gfd) != 0) {
+      if (s->mirror_inert_fd >= 0 && errno == ENOENT)
+        return; /* the caller is gone: at the next call */
+      sup_msg(s, "process %u: cannot revoke an inherited mirror: %s",
+              c->proc->number, strerror(errno));
+      kill(c->proc->pid, SIGKILL);
+      return;
+    }
+    ms->stale[gfd / 64] &= ~(1ull << (gfd % 64));
+  }
+  ms->inherited = false;
+}
+
+static long kcmp_file(pid_t a, pid_t b, int fa, int fb) {
+  return syscall(SYS_kcmp, a, b, KCMP_FILE, fa, fb);
+}
+
+bool mirrors_inherit(struct sup *s, struct gproc *parent, struct gproc *child) {
+  struct mirrors *pm = &parent->mirrors;
+  if (pm->n == 0 && !pm->inherited)
+    return true; /* the parent holds no mirror, so the child neither */
+  /* Its vDSO's hints are its parent's: none of them stands. */
+  static const uint16_t zero[MIRROR_FDS];
+  struct iovec l = {(void *)zero, sizeof(zero)};
+  struct iovec r = {
+      (void *)(uintptr_t)(child->vdso_base + s->vdso.mirrors), sizeof(zero)};
+  if (process_vm_writev(child->pid, &l, 1, &r, 1, 0) != sizeof(zero))
+    return false;
+  char path[32];
+  snprintf(path, sizeof(path), "/proc/%d/fd", (int)child->pid);
+  DIR *d = opendir(path);
+  if (d == NULL)
+    return false;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    char *end;
+    long n = strtol(e->d_name, &end, 10);
+    if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end != '\0' ||
+        n < MIRROR_LOW || n >= MIRROR_HIGH)
+      continue;
+    /* Already inert: nothing to take back. */
+    if (s->mirror_inert_fd >= 0 &&
+        kcmp_file(child->pid, getpid(), (int)n, s->mirror_inert_fd) == 0)
+      continue;
+    child->mirrors.stale[n / 64] |= 1ull << (n % 64);
+    child->mirrors.inherited = true;
+  }
+  closedir(d);
+  return true;
+}
+
+void mirrors_clear(struct gproc *p) {
+  while (p->mirrors.n != 0)
+    forget(p, p->mirrors.n - 1);
+  free(p->mirrors.at);
+  p->mirrors.at = NULL;
+  p->mirrors.size = 0;
+}

@@ -1,0 +1,263 @@
+/*
+ * Mirrored descriptors (trap.h, src/supervisor/mirrors.h) seen from a
+ * hostile program: it finds its mirrors by raw Linux calls and checks that
+ * each allows exactly what its capability does, and nothing once the
+ * capability is gone: after fd_stat_put dropped the right (for another
+ * thread too), after fd_close, after fd_replace, in a forked child after
+ * its first call, after proc_exec; that raw calls outside the ranges, of
+ * the wrong kind, with high bits, mmap and close of a mirror kill the
+ * process (the filter's SIGSYS, which the supervisor makes a SIGKILL); and that a forged vDSO table reaches nothing the
+ * rights do not grant.  Config: out (stdout), dir (a writable directory),
+ * self (!executable), do (run, or exec for the exec'd image).
+ */
+#include "check.h"
+#include "elf_lookup.h"
+#include "rt_thread.h"
+#include "trap.h"
+
+#define E(x) CLOUDABI_EVENTTYPE_##x
+#define NR_READ 0
+#define NR_WRITE 1
+#define NR_CLOSE 3
+#define NR_MMAP 9
+#define EBADF_ 9
+#define EINVAL_ 22
+
+static cloudabi_fd_t out, dir, self;
+
+static long raw_read(long fd, void *buf, long len) {
+  return rt_raw_syscall(NR_READ, fd, (long)buf, len, 0, 0, 0);
+}
+static long raw_write(long fd, const void *buf, long len) {
+  return rt_raw_syscall(NR_WRITE, fd, (long)buf, len, 0, 0, 0);
+}
+
+static cloudabi_fd_t open_rights(const char *path, cloudabi_rights_t rights) {
+  cloudabi_fd_t fd;
+  RT_EXPECT(open_file(dir, path, 0, rights, 0, 0, &fd), 0);
+  return fd;
+}
+
+static char read1(cloudabi_fd_t fd) {
+  char c = 0;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  RT_EXPECT(cloudabi_sys_fd_read(fd, &iov, 1, &n), 0);
+  return c;
+}
+
+/* The one readable mirror the raw scan finds of a file holding `want`
+ * at its current offset... any readable mirror whose next byte is it. */
+static long find_readable(char want) {
+  long found = -1;
+  static const long bases[] = {MIRROR_R, MIRROR_RW};
+  for (int b = 0; b < 2; b++)
+    for (long m = bases[b]; m < bases[b] + MIRROR_SPAN; m++) {
+      char c;
+      /* A zero-length read says whether the number holds anything. */
+      if (raw_read(m, &c, 0) != 0)
+        continue;
+      if (raw_read(m, &c, 1) == 1 && c == want)
+        found = m;
+    }
+  return found;
+}
+
+/* A forked child runs fn; returns the CloudABI signal it died of, or
+ * 0x100 + its exit code. */
+static unsigned in_child(void (*fn)(long), long arg) {
+  cloudabi_fd_t pd;
+  RT_CHECK(rt_proc_fork(&pd) == 0);
+  if (pd == CLOUDABI_PROCESS_CHILD) {
+    fn(arg);
+    cloudabi_sys_proc_exit(0);
+  }
+  cloudabi_subscription_t s = {
+      .userdata = 1, .type = E(PROC_TERMINATE), .proc_terminate = {pd}};
+  cloudabi_event_t ev;
+  size_t n;
+  RT_EXPECT(cloudabi_sys_poll(&s, &ev, 1, &n), 0);
+  RT_CHECK(cloudabi_sys_fd_close(pd) == 0);
+  return ev.proc_terminate.signal != 0 ? ev.proc_terminate.signal
+                                       : 0x100u + ev.proc_terminate.exitcode;
+}
+
+static void do_write(long m) { raw_write(m, "x", 1); }
+static void do_read(long m) {
+  char c;
+  raw_read(m, &c, 1);
+}
+static void do_read_high(long m) {
+  char c;
+  raw_read(m | (1l << 32), &c, 1);
+}
+static void do_close(long m) { rt_raw_syscall(NR_CLOSE, m, 0, 0, 0, 0, 0); }
+static void do_mmap(long m) {
+  rt_raw_syscall(NR_MMAP, 0, 4096, 1 /* PROT_READ */, 2 /* MAP_PRIVATE */, m,
+                 0);
+}
+
+/* A forked child's first call takes back what it inherited. */
+static void child_after_call(long m) {
+  char c;
+  long before = raw_read(m, &c, 0);
+  (void)fdstat(out); /* its first trapped call */
+  long after = raw_read(m, &c, 1);
+  cloudabi_sys_proc_exit(before == 0 && after == -EINVAL_ ? 7 : 8);
+}
+
+/* The vDSO's table of mirrors (trap.h), for a program to forge. */
+static uint16_t *vdso_table(void) {
+  uintptr_t vdso = 0;
+  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
+    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
+      vdso = (uintptr_t)a->a_ptr;
+  uint16_t *table =
+      (uint16_t *)elf_lookup((const void *)vdso, VDSO_MIRRORS_SYMBOL);
+  RT_CHECK(table != NULL);
+  return table;
+}
+
+struct dropper {
+  cloudabi_fd_t fd;
+  long mirror;
+  _Atomic int phase;
+  long result;
+};
+
+static void *drop_right(void *arg) {
+  struct dropper *d = arg;
+  while (d->phase != 1) {
+  }
+  cloudabi_fdstat_t st = {.fs_rights_base = 0};
+  RT_CHECK(cloudabi_sys_fd_stat_put(d->fd, &st, CLOUDABI_FDSTAT_RIGHTS) == 0);
+  d->phase = 2;
+  return NULL;
+}
+
+static void run(void) {
+  put_file(dir, "r.txt", "RRRRRRRR");
+  put_file(dir, "x.txt", "XXXXXXXX");
+  put_file(dir, "y.txt", "YYYYYYYY");
+  put_file(dir, "w.txt", "");
+
+  /* A read-only capability: its mirror reads, and nothing else. */
+  cloudabi_fd_t r = open_rights("r.txt", R(FD_READ));
+  RT_CHECK(read1(r) == 'R');
+  long mr = find_readable('R');
+  RT_CHECK(mr >= MIRROR_R && mr < MIRROR_R + MIRROR_SPAN);
+  rt_printf(out, "read-only capability: a mirror in the read range\n");
+  /* A forbidden call: the supervisor kills the process (SIGKILL). */
+  unsigned sys = CLOUDABI_SIGKILL;
+  RT_CHECK(in_child(do_write, mr) == sys);
+  RT_CHECK(in_child(do_read_high, mr) == sys);
+  RT_CHECK(in_child(do_close, mr) == sys);
+  RT_CHECK(in_child(do_mmap, mr) == sys);
+  RT_CHECK(in_child(do_read, MIRROR_LOW - 1) == sys);
+  RT_CHECK(in_child(do_read, MIRROR_HIGH) == sys);
+  RT_CHECK(in_child(do_write, MIRROR_R + 5) == sys);
+  rt_printf(out, "wrong calls, numbers and bits: SIGSYS\n");
+
+  /* A forked child: inherited mirrors go at its first call. */
+  RT_CHECK(in_child(child_after_call, mr) == 0x107);
+  char c;
+  RT_CHECK(raw_read(mr, &c, 1) == 1); /* the parent's still stands */
+  rt_printf(out, "forked child: inherited mirror taken back\n");
+
+  /* Rights dropped by another thread: gone for this one's next call. */
+  struct dropper d = {.fd = r, .mirror = mr};
+  rt_thread_t *t;
+  RT_CHECK(rt_thread_create(&t, drop_right, &d) == 0);
+  RT_CHECK(raw_read(mr, &c, 0) == 0);
+  d.phase = 1;
+  while (d.phase != 2)
+    raw_read(mr, &c, 0);
+  RT_CHECK(raw_read(mr, &c, 1) == -EINVAL_);
+  rt_thread_join(t);
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  RT_EXPECT(cloudabi_sys_fd_read(r, &iov, 1, &n), CLOUDABI_ENOTCAPABLE);
+  rt_printf(out, "right dropped: mirror taken back\n");
+
+  /* A write-only capability: a mirror in the write range; after close,
+   * nothing reaches the file. */
+  cloudabi_fd_t w = open_rights("w.txt", R(FD_WRITE));
+  size_t wrote;
+  cloudabi_ciovec_t ciov = {"1", 1};
+  RT_EXPECT(cloudabi_sys_fd_write(w, &ciov, 1, &wrote), 0);
+  /* Found by a zero-length write; standard output has one too. */
+  long mw = -1;
+  for (long m = MIRROR_W; m < MIRROR_W + MIRROR_SPAN; m++)
+    if (raw_write(m, "", 0) == 0 && m != vdso_table()[out])
+      mw = m;
+  RT_CHECK(raw_write(mw, "2", 1) == 1);
+  RT_CHECK(mw >= 0);
+  RT_CHECK(in_child(do_read, mw) == sys);
+  RT_CHECK(cloudabi_sys_fd_close(w) == 0);
+  RT_CHECK(raw_write(mw, "3", 1) == -EINVAL_);
+  cloudabi_filestat_t st;
+  RT_CHECK(stat_path(dir, "w.txt", false, &st) == 0 && st.st_size == 2);
+  rt_printf(out, "closed: mirror taken back\n");
+
+  /* fd_replace: the old mirror no longer reads the old file. */
+  cloudabi_fd_t x = open_rights("x.txt", R(FD_READ));
+  cloudabi_fd_t y = open_rights("y.txt", R(FD_READ));
+  RT_CHECK(read1(x) == 'X');
+  long mx = find_readable('X');
+  RT_CHECK(mx >= 0);
+  RT_CHECK(cloudabi_sys_fd_replace(y, x) == 0);
+  RT_CHECK(raw_read(mx, &c, 1) == -EINVAL_);
+  RT_CHECK(read1(x) == 'Y');
+  rt_printf(out, "replaced: mirror taken back\n");
+
+  /* A forged vDSO table: a write mirror for a read, a number outside the
+   * ranges: the vDSO checks the range, the trapped path answers. */
+  uint16_t *table = vdso_table();
+  cloudabi_fd_t z = open_rights("y.txt", R(FD_READ));
+  cloudabi_fd_t wz = open_rights("w.txt", R(FD_WRITE));
+  RT_EXPECT(cloudabi_sys_fd_write(wz, &ciov, 1, &wrote), 0);
+  long mwz = table[wz];
+  RT_CHECK(mwz >= MIRROR_W && mwz < MIRROR_W + MIRROR_SPAN);
+  table[z] = (uint16_t)mwz;
+  RT_CHECK(read1(z) == 'Y');
+  table[z] = 200;
+  RT_CHECK(read1(z) == 'Y');
+  table[wz] = (uint16_t)mx; /* a taken-back number */
+  RT_EXPECT(cloudabi_sys_fd_write(wz, &ciov, 1, &wrote), 0);
+  RT_CHECK(wrote == 1);
+  rt_printf(out, "forged table: nothing beyond the rights\n");
+
+  /* proc_exec: the new image holds no mirror. */
+  static const unsigned char exec_argdata[] = {
+      0x06, 0x84, 0x08, 'd', 'o', 0x00, 0x86, 0x08, 'e', 'x', 'e', 'c', 0x00,
+      0x85, 0x08, 'o', 'u', 't', 0x00, 0x85, 0x03, 0x00, 0x00, 0x00, 0x00};
+  cloudabi_fd_t fds[1] = {out};
+  cloudabi_sys_proc_exec(self, exec_argdata, sizeof(exec_argdata), fds, 1);
+  rt_printf(out, "proc_exec failed\n");
+}
+
+/* The exec'd image: every number in the ranges is empty. */
+static void exec_check(void) {
+  unsigned held = 0;
+  char c;
+  for (long m = MIRROR_LOW; m < MIRROR_HIGH; m++) {
+    long r = (m & MIRROR_W) == MIRROR_W && (m & MIRROR_R) == 0
+                 ? raw_write(m, &c, 0)
+                 : raw_read(m, &c, 0);
+    if (r != -EBADF_)
+      held++;
+  }
+  rt_printf(out, "after proc_exec: %u mirrors\n", held);
+}
+
+void program_main(const argdata_t *ad) {
+  out = rt_map_fd(ad, "out");
+  rt_log_fd = out;
+  if (strcmp(rt_map_str(ad, "do", ""), "exec") == 0) {
+    exec_check();
+    return;
+  }
+  dir = rt_map_fd(ad, "dir");
+  self = rt_map_fd(ad, "self");
+  run();
+}
