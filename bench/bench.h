@@ -18,6 +18,7 @@ struct bench_env {
   /* Two pipes, each as {read end, write end}; a guest gets FIFOs opened
    * read-write, so both ends are the same descriptor. */
   int ping[2], pong[2];
+  int zero; /* readable, endless zeros */
 };
 
 typedef void bench_fn(const struct bench_env *env, uint64_t iterations);

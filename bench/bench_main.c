@@ -82,7 +82,8 @@ void program_main(const argdata_t *ad) {
   struct bench_env env = {optional_fd(ad, "devnull"),
                           optional_fd(ad, "dir"),
                           {ping, ping},
-                          {pong, pong}};
+                          {pong, pong},
+                          optional_fd(ad, "zero")};
   run_all(&env, rt_map_str(ad, "only", NULL));
 }
 #else
@@ -113,7 +114,8 @@ int main(int argc, char **argv) {
                                                        O_CLOEXEC)
                                    : -1,
                           {-1, -1},
-                          {-1, -1}};
+                          {-1, -1},
+                          open("/dev/zero", O_RDONLY | O_CLOEXEC)};
   if (pipe(env.ping) != 0 || pipe(env.pong) != 0)
     bench_fail("pipe");
   run_all(&env, argc > 2 ? argv[2] : NULL);

@@ -15,6 +15,7 @@ struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type) {
   }
   obj->refcount = 1;
   obj->fd = fd;
+  obj->blocking_fd = -1;
   obj->type = type;
   return obj;
 }
@@ -33,6 +34,8 @@ void hostobj_unref(struct hostobj *obj) {
     sockmarks_free(&obj->marks);
     if (obj->fd >= 0)
       close(obj->fd);
+    if (obj->blocking_fd >= 0)
+      close(obj->blocking_fd);
     free(obj);
   }
 }

@@ -41,6 +41,10 @@ struct hostobj {
   cloudabi_fdflags_t flags;
   bool is_socket;        /* non-blocking I/O by MSG_DONTWAIT */
   bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
+  /* A pipe or device we were given blocking: that description, kept for
+   * mirrors (supervisor/mirrors.h), so that a guest's read waits in its
+   * own kernel context as it would natively; -1 if none. */
+  int blocking_fd;
   /* A file by path (file_open, a config !file): what writes add counts
    * against --file-size-limit and --disk-limit (not cloudabi-run's own
    * standard streams a config hands on with !fd). */

@@ -45,7 +45,7 @@ void hostio_prepare(struct hostobj *obj) {
     close(fd);
     return;
   }
-  close(obj->fd);
+  obj->blocking_fd = obj->fd;
   obj->fd = fd;
   obj->host_nonblocking = true;
 }

@@ -55,12 +55,19 @@ static cloudabi_rights_t mirrorable(const struct sup *s,
   return r;
 }
 
+/* Whether a mirror of o is its blocking description: when the guest
+ * would wait (no NONBLOCK) and we have one. */
+static bool use_blocking(const struct hostobj *o) {
+  return o->blocking_fd >= 0 && (o->flags & CLOUDABI_FDFLAG_NONBLOCK) == 0;
+}
+
 /* Whether m still names what its capability grants. */
 static bool valid(const struct sup *s, struct gproc *p,
                   const struct mirror *m) {
   struct capability *cap;
   return captab_get(&p->fds, m->capfd, m->rights, &cap) == 0 &&
-         cap->obj == m->obj && (mirrorable(s, cap) & m->rights) == m->rights;
+         cap->obj == m->obj && (mirrorable(s, cap) & m->rights) == m->rights &&
+         m->blocking == use_blocking(cap->obj);
 }
 
 static int addfd(struct call *c, int src, int gfd) {
@@ -156,7 +163,8 @@ static void offer(struct call *c) {
   for (unsigned i = 0; i < ms->n; i++) {
     if (ms->at[i].capfd != capfd)
       continue;
-    if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights)
+    if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights &&
+        ms->at[i].blocking == use_blocking(cap->obj))
       return; /* the vDSO lost its hint: a legitimate failure it retried */
     if (!take_back(c, i))
       return;
@@ -173,16 +181,20 @@ static void offer(struct call *c) {
     ms->at = at;
     ms->size = size;
   }
-  if (addfd(c, cap->obj->fd, gfd) != 0) {
+  bool blocking = use_blocking(cap->obj);
+  if (addfd(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd) != 0) {
     /* Too few descriptors allowed (RLIMIT_NOFILE), or no SETFD: stop
      * making them (those made can still be taken back). */
-    if (errno != ENOENT)
+    if (errno == ENOTTY || errno == EINVAL || errno == EMFILE)
       s->mirrors_off = true;
-    return;
+    return; /* ENOENT: the caller is gone; EBADF: this object cannot be */
   }
   hostobj_ref(cap->obj);
-  ms->at[ms->n++] = (struct mirror){
-      .capfd = capfd, .gfd = gfd, .obj = cap->obj, .rights = rights};
+  ms->at[ms->n++] = (struct mirror){.capfd = capfd,
+                                    .gfd = gfd,
+                                    .obj = cap->obj,
+                                    .rights = rights,
+                                    .blocking = blocking};
   ms->used[gfd / 64] |= 1ull << (gfd % 64);
   tell_vdso(s, p, capfd, (uint16_t)gfd);
 }

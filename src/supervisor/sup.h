@@ -65,6 +65,7 @@ struct mirror {
    * must still have: FD_READ and/or FD_WRITE, as gfd's range says. */
   struct hostobj *obj;
   cloudabi_rights_t rights;
+  bool blocking; /* obj's blocking_fd, for a capability without NONBLOCK */
 };
 
 struct mirrors {
