@@ -8,7 +8,9 @@
  * the wrong kind, with high bits, mmap and close of a mirror kill the
  * process (the filter's SIGSYS, which the supervisor makes a SIGKILL); and that a forged vDSO table reaches nothing the
  * rights do not grant.  Config: out (stdout), dir (a writable directory),
- * self (!executable), do (run, or exec for the exec'd image).
+ * self (!executable), do (run, or exec for the exec'd image; or epipe:
+ * writes to out until the pipe breaks, reported on err; or cat: in to
+ * out).
  */
 #include "check.h"
 #include "elf_lookup.h"
@@ -250,9 +252,52 @@ static void exec_check(void) {
   rt_printf(out, "after proc_exec: %u mirrors\n", held);
 }
 
+/* Writes to out (a pipe whose reader goes) until a write fails: EPIPE,
+ * not death by SIGPIPE, once the writes are the kernel's own. */
+static void epipe(const argdata_t *ad) {
+  cloudabi_fd_t err = rt_map_fd(ad, "err");
+  static char block[4096];
+  memset(block, 'p', sizeof(block));
+  for (unsigned i = 0; i < 100000; i++) {
+    cloudabi_ciovec_t iov = {block, sizeof(block)};
+    size_t n;
+    cloudabi_errno_t e = cloudabi_sys_fd_write(out, &iov, 1, &n);
+    if (e != 0) {
+      rt_printf(err, "epipe: errno %u, mirrored %s\n", e,
+                vdso_table()[out] != 0 ? "yes" : "no");
+      return;
+    }
+  }
+  rt_printf(err, "epipe: no error\n");
+}
+
+/* Copies in to out until the end, 3 bytes at a time: reads that wait
+ * (in the kernel, on a mirror) and the end of a pipe. */
+static void cat(const argdata_t *ad) {
+  cloudabi_fd_t in = rt_map_fd(ad, "in");
+  char buf[3];
+  for (;;) {
+    cloudabi_iovec_t iov = {buf, sizeof(buf)};
+    size_t n;
+    RT_EXPECT(cloudabi_sys_fd_read(in, &iov, 1, &n), 0);
+    if (n == 0)
+      break;
+    RT_CHECK(rt_write_all(out, buf, n) == 0);
+  }
+  rt_printf(out, "\nmirrored %s\n", vdso_table()[in] != 0 ? "yes" : "no");
+}
+
 void program_main(const argdata_t *ad) {
   out = rt_map_fd(ad, "out");
   rt_log_fd = out;
+  if (strcmp(rt_map_str(ad, "do", ""), "epipe") == 0) {
+    epipe(ad);
+    return;
+  }
+  if (strcmp(rt_map_str(ad, "do", ""), "cat") == 0) {
+    cat(ad);
+    return;
+  }
   if (strcmp(rt_map_str(ad, "do", ""), "exec") == 0) {
     exec_check();
     return;
