@@ -66,21 +66,23 @@
 /*
  * Mirrored descriptors: the supervisor may install a capability's host
  * descriptor in the guest (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD) at a
- * number whose range says what the filter lets the guest do with it:
- * read/readv in MIRROR_R and MIRROR_RW, write/writev in MIRROR_W and
- * MIRROR_RW, nothing else (no mmap, not even close).  Lends (lends.h) and
- * the loader's own descriptors stay below MIRROR_LOW.  The vDSO's table
- * VDSO_MIRRORS_SYMBOL (uint16_t per CloudABI descriptor below
+ * number whose bits say what the filter lets the guest do with it: the
+ * number is 0x100 * rights + index (index below 0x100), rights a set of
+ * MIRROR_READ (read, readv), MIRROR_WRITE (write, writev) and MIRROR_SEEK
+ * (with MIRROR_READ: pread64; with MIRROR_WRITE: pwrite64).  Nothing else
+ * is allowed on any of them (no mmap, not even close).  Lends (lends.h)
+ * and the loader's own descriptors stay below MIRROR_LOW.  The vDSO's
+ * table VDSO_MIRRORS_SYMBOL (uint16_t per CloudABI descriptor below
  * MIRROR_FDS) names each descriptor's mirror, or 0; it is a hint the
  * supervisor writes, and a lying table reaches only mirrors of rights
  * the process holds.
  */
+#define MIRROR_READ 0x100
+#define MIRROR_WRITE 0x200
+#define MIRROR_SEEK 0x400
+#define MIRROR_SPAN 0x100 /* numbers per set of rights */
 #define MIRROR_LOW 0x100
-#define MIRROR_R 0x100  /* 256..511: read */
-#define MIRROR_W 0x200  /* 512..767: write */
-#define MIRROR_RW 0x300 /* 768..1023: both */
-#define MIRROR_SPAN 0x100
-#define MIRROR_HIGH 0x400
+#define MIRROR_HIGH 0x800
 #define MIRROR_FDS 1024
 #define VDSO_MIRRORS_SYMBOL "cloudabi_vdso_mirrors"
 

@@ -28,18 +28,30 @@ extern uint16_t cloudabi_vdso_mirrors[MIRROR_FDS]
     __attribute__((alias("cloudabi_vdso_mirrors_table"),
                    visibility("default")));
 
-#define MIRROR_READ 1u  /* MIRROR_R >> 8 */
-#define MIRROR_WRITE 2u /* MIRROR_W >> 8 */
-
-/* fd's mirror if the table names one whose range allows `want`, else 0. */
+/* fd's mirror if the table names one whose number allows `want` (a set
+ * of MIRROR_READ, MIRROR_WRITE, MIRROR_SEEK), else 0. */
 static long mirror_of(cloudabi_fd_t fd, unsigned want) {
   if (fd >= MIRROR_FDS)
     return 0;
   unsigned m =
       __atomic_load_n(&cloudabi_vdso_mirrors_table[fd], __ATOMIC_RELAXED);
-  if (m < MIRROR_LOW || m >= MIRROR_HIGH || ((m >> 8) & want) == 0)
+  if (m < MIRROR_LOW || m >= MIRROR_HIGH || (m & want) != want)
     return 0;
   return (long)m;
+}
+
+/* The mirror call's result r: true with *done set if it succeeded. */
+static bool settled(cloudabi_fd_t fd, long m, long r, size_t *done) {
+  if (r >= 0) {
+    *done = (size_t)r;
+    return true;
+  }
+  if (r == -9 /* EBADF */ || r == -22 /* EINVAL */) {
+    uint16_t expect = (uint16_t)m;
+    __atomic_compare_exchange_n(&cloudabi_vdso_mirrors_table[fd], &expect, 0,
+                                false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  return false;
 }
 
 /*
@@ -62,16 +74,20 @@ static bool mirrored(long nr, cloudabi_fd_t fd, unsigned want,
     n = one.buf_len;
   }
   long r = vdso_syscall3(nr, m, (long)iovs, (long)n);
-  if (r >= 0) {
-    *done = (size_t)r;
-    return true;
-  }
-  if (r == -9 /* EBADF */ || r == -22 /* EINVAL */) {
-    uint16_t expect = (uint16_t)m;
-    __atomic_compare_exchange_n(&cloudabi_vdso_mirrors_table[fd], &expect, 0,
-                                false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  }
-  return false;
+  return settled(fd, m, r, done);
+}
+
+/* pread/pwrite of one buffer at offset; more buffers trap. */
+static bool mirrored_at(long nr, cloudabi_fd_t fd, unsigned want,
+                        const void *iovs, size_t n, uint64_t offset,
+                        size_t *done) {
+  long m = n == 1 ? mirror_of(fd, want) : 0;
+  cloudabi_iovec_t one;
+  if (m == 0 || vdso_copy16(&one, iovs) != 0)
+    return false;
+  long r = vdso_syscall6(nr, m, (long)one.buf, (long)one.buf_len,
+                         (long)offset, 0, 0);
+  return settled(fd, m, r, done);
 }
 
 struct slot {
@@ -309,6 +325,12 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_write(
 VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_pwrite(
     cloudabi_fd_t fd, const cloudabi_ciovec_t *iovs, size_t n,
     cloudabi_filesize_t offset, size_t *nwritten) {
+  size_t done;
+  if (mirrored_at(SYS_pwrite64, fd, MIRROR_WRITE | MIRROR_SEEK, iovs, n,
+                  offset, &done)) {
+    *nwritten = done;
+    return 0;
+  }
   return write_via_slot(CLOUDABI_SYS_fd_pwrite, fd, iovs, n, (long)offset, 4,
                         nwritten);
 }
@@ -327,6 +349,12 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_read(cloudabi_fd_t fd,
 VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_pread(
     cloudabi_fd_t fd, const cloudabi_iovec_t *iovs, size_t n,
     cloudabi_filesize_t offset, size_t *nread) {
+  size_t done;
+  if (mirrored_at(SYS_pread64, fd, MIRROR_READ | MIRROR_SEEK, iovs, n, offset,
+                  &done)) {
+    *nread = done;
+    return 0;
+  }
   return read_via_slot(CLOUDABI_SYS_fd_pread, fd, iovs, n, (long)offset, 4,
                        nread);
 }

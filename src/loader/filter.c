@@ -144,23 +144,30 @@ static void add_rules(struct rules *r) {
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0, NULL);
   /* The guest holds no descriptors but those lent for one mem_map, which
    * it closes, and mirrors (trap.h), which it may only read or write as
-   * their range says; compared on all 64 bits. */
+   * their number says; compared on all 64 bits. */
   struct scmp_arg_cmp low = SCMP_CMP64(0, SCMP_CMP_LT, MIRROR_LOW);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(close), 1, &low);
-  static const uint64_t readable[] = {MIRROR_R, MIRROR_RW};
-  static const uint64_t writable[] = {MIRROR_W, MIRROR_RW};
-  for (size_t i = 0; i < 2; i++) {
-    struct scmp_arg_cmp rd =
-        SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, ~(uint64_t)(MIRROR_SPAN - 1),
-                   readable[i]);
-    struct scmp_arg_cmp wr =
-        SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, ~(uint64_t)(MIRROR_SPAN - 1),
-                   writable[i]);
-    add(r, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, &rd);
-    add(r, SCMP_ACT_ALLOW, SCMP_SYS(readv), 1, &rd);
-    add(r, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, &wr);
-    add(r, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, &wr);
-  }
+  /* One masked compare each (trap.h): the bits the call needs set, the
+   * index and the bits it does not care about masked off, all else 0. */
+  const uint64_t index = MIRROR_SPAN - 1;
+  struct scmp_arg_cmp rd = SCMP_CMP64(
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_WRITE | MIRROR_SEEK),
+      MIRROR_READ);
+  struct scmp_arg_cmp wr = SCMP_CMP64(
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ | MIRROR_SEEK),
+      MIRROR_WRITE);
+  struct scmp_arg_cmp prd = SCMP_CMP64(
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_WRITE),
+      MIRROR_READ | MIRROR_SEEK);
+  struct scmp_arg_cmp pwr = SCMP_CMP64(
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ),
+      MIRROR_WRITE | MIRROR_SEEK);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, &rd);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(readv), 1, &rd);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, &wr);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, &wr);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(pread64), 1, &prd);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(pwrite64), 1, &pwr);
 }
 
 scmp_filter_ctx filter_ctx(char *why, size_t why_size) {

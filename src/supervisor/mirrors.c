@@ -47,6 +47,9 @@ static cloudabi_rights_t mirrorable(const struct sup *s,
   if (o->type != CLOUDABI_FILETYPE_REGULAR_FILE && !stream)
     return 0;
   cloudabi_rights_t r = cap->base & (R(FD_READ) | R(FD_WRITE));
+  /* pread and pwrite: files only (a pipe has no offsets). */
+  if (o->type == CLOUDABI_FILETYPE_REGULAR_FILE && r != 0)
+    r |= cap->base & R(FD_SEEK);
   /* Writes the supervisor must follow: sync flags, file limits. */
   const struct run_limits *l = &s->opts->limits;
   if ((o->flags & (CLOUDABI_FDFLAG_SYNC | CLOUDABI_FDFLAG_DSYNC)) != 0 ||
@@ -120,11 +123,14 @@ static bool take_back(struct call *c, unsigned i) {
   return true;
 }
 
-/* A free number in the range for rights, or -1. */
+/* A free number for rights (trap.h: 0x100 * their set + an index), or
+ * -1. */
 static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
-  unsigned range = ((rights & R(FD_READ)) ? 1u : 0u) |
-                   ((rights & R(FD_WRITE)) ? 2u : 0u);
-  unsigned base = range * MIRROR_SPAN;
+  unsigned bits = ((rights & R(FD_READ)) ? MIRROR_READ : 0u) |
+                  ((rights & R(FD_WRITE)) ? MIRROR_WRITE : 0u) |
+                  ((rights & R(FD_SEEK)) ? MIRROR_SEEK : 0u);
+  unsigned range = bits / MIRROR_SPAN;
+  unsigned base = bits;
   /* Next fit: a number just given back is the last to be used again,
    * so that a racing read through a stale table hint finds the inert
    * descriptor rather than another file. */
@@ -158,7 +164,7 @@ static void offer(struct call *c) {
     rights &= ~R(FD_READ);
   if ((fl & O_ACCMODE) == O_RDONLY)
     rights &= ~R(FD_WRITE);
-  if (rights == 0)
+  if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return;
   for (unsigned i = 0; i < ms->n; i++) {
     if (ms->at[i].capfd != capfd)
@@ -219,6 +225,8 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
   switch (c->sysno) {
   case CLOUDABI_SYS_fd_read:
   case CLOUDABI_SYS_fd_write:
+  case CLOUDABI_SYS_fd_pread:
+  case CLOUDABI_SYS_fd_pwrite:
     if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
       offer(c);
     break;

@@ -62,7 +62,7 @@ struct mirror {
   cloudabi_fd_t capfd; /* the capability it mirrors ... */
   int gfd;             /* its number in the guest */
   /* ... whose object it must still be (a reference) and the rights it
-   * must still have: FD_READ and/or FD_WRITE, as gfd's range says. */
+   * must still have: FD_READ, FD_WRITE, FD_SEEK, as gfd's number says. */
   struct hostobj *obj;
   cloudabi_rights_t rights;
   bool blocking; /* obj's blocking_fd, for a capability without NONBLOCK */
@@ -72,7 +72,7 @@ struct mirrors {
   struct mirror *at; /* malloc'ed, n used of size */
   unsigned n, size;
   uint64_t used[MIRROR_HIGH / 64]; /* numbers of live records */
-  unsigned cursor[4];              /* next number to try, by range */
+  unsigned cursor[8]; /* next index to try, by set of rights (trap.h) */
   /* A forked child's: numbers it may hold from its parent, taken back at
    * its first call. */
   bool inherited;

@@ -22,6 +22,8 @@
 #define NR_WRITE 1
 #define NR_CLOSE 3
 #define NR_MMAP 9
+#define NR_PREAD64 17
+#define NR_PWRITE64 18
 #define EBADF_ 9
 #define EINVAL_ 22
 
@@ -52,8 +54,10 @@ static char read1(cloudabi_fd_t fd) {
  * at its current offset... any readable mirror whose next byte is it. */
 static long find_readable(char want) {
   long found = -1;
-  static const long bases[] = {MIRROR_R, MIRROR_RW};
-  for (int b = 0; b < 2; b++)
+  static const long bases[] = {MIRROR_READ, MIRROR_READ | MIRROR_WRITE,
+                               MIRROR_READ | MIRROR_SEEK,
+                               MIRROR_READ | MIRROR_WRITE | MIRROR_SEEK};
+  for (int b = 0; b < 4; b++)
     for (long m = bases[b]; m < bases[b] + MIRROR_SPAN; m++) {
       char c;
       /* A zero-length read says whether the number holds anything. */
@@ -92,6 +96,13 @@ static void do_read(long m) {
 static void do_read_high(long m) {
   char c;
   raw_read(m | (1l << 32), &c, 1);
+}
+static void do_pread(long m) {
+  char c;
+  rt_raw_syscall(NR_PREAD64, m, (long)&c, 1, 0, 0, 0);
+}
+static void do_pwrite(long m) {
+  rt_raw_syscall(NR_PWRITE64, m, (long)"x", 1, 0, 0, 0);
 }
 static void do_close(long m) { rt_raw_syscall(NR_CLOSE, m, 0, 0, 0, 0, 0); }
 static void do_mmap(long m) {
@@ -147,7 +158,7 @@ static void run(void) {
   cloudabi_fd_t r = open_rights("r.txt", R(FD_READ));
   RT_CHECK(read1(r) == 'R');
   long mr = find_readable('R');
-  RT_CHECK(mr >= MIRROR_R && mr < MIRROR_R + MIRROR_SPAN);
+  RT_CHECK(mr >= MIRROR_READ && mr < MIRROR_READ + MIRROR_SPAN);
   rt_printf(out, "read-only capability: a mirror in the read range\n");
   /* A forbidden call: the supervisor kills the process (SIGKILL). */
   unsigned sys = CLOUDABI_SIGKILL;
@@ -157,8 +168,25 @@ static void run(void) {
   RT_CHECK(in_child(do_mmap, mr) == sys);
   RT_CHECK(in_child(do_read, MIRROR_LOW - 1) == sys);
   RT_CHECK(in_child(do_read, MIRROR_HIGH) == sys);
-  RT_CHECK(in_child(do_write, MIRROR_R + 5) == sys);
+  RT_CHECK(in_child(do_write, MIRROR_READ + 5) == sys);
+  RT_CHECK(in_child(do_pread, mr) == sys); /* no FD_SEEK */
   rt_printf(out, "wrong calls, numbers and bits: SIGSYS\n");
+
+  /* With FD_SEEK too: pread, not pwrite. */
+  cloudabi_fd_t rs = open_rights("r.txt", R(FD_READ) | R(FD_SEEK));
+  char b2[2] = {0, 0};
+  cloudabi_iovec_t piov = {b2, 1};
+  size_t pn;
+  RT_EXPECT(cloudabi_sys_fd_pread(rs, &piov, 1, 3, &pn), 0);
+  long ms = vdso_table()[rs];
+  RT_CHECK(ms >= (MIRROR_READ | MIRROR_SEEK) &&
+           ms < (MIRROR_READ | MIRROR_SEEK) + MIRROR_SPAN);
+  RT_CHECK(rt_raw_syscall(NR_PREAD64, ms, (long)b2, 1, 5, 0, 0) == 1 &&
+           b2[0] == 'R');
+  RT_CHECK(in_child(do_pwrite, ms) == sys);
+  RT_EXPECT(cloudabi_sys_fd_pread(rs, &piov, 1, 100, &pn), 0);
+  RT_CHECK(pn == 0);
+  rt_printf(out, "seekable capability: pread, not pwrite\n");
 
   /* A forked child: inherited mirrors go at its first call. */
   RT_CHECK(in_child(child_after_call, mr) == 0x107);
@@ -189,7 +217,7 @@ static void run(void) {
   RT_EXPECT(cloudabi_sys_fd_write(w, &ciov, 1, &wrote), 0);
   /* Found by a zero-length write; standard output has one too. */
   long mw = -1;
-  for (long m = MIRROR_W; m < MIRROR_W + MIRROR_SPAN; m++)
+  for (long m = MIRROR_WRITE; m < MIRROR_WRITE + MIRROR_SPAN; m++)
     if (raw_write(m, "", 0) == 0 && m != vdso_table()[out])
       mw = m;
   RT_CHECK(raw_write(mw, "2", 1) == 1);
@@ -219,7 +247,7 @@ static void run(void) {
   cloudabi_fd_t wz = open_rights("w.txt", R(FD_WRITE));
   RT_EXPECT(cloudabi_sys_fd_write(wz, &ciov, 1, &wrote), 0);
   long mwz = table[wz];
-  RT_CHECK(mwz >= MIRROR_W && mwz < MIRROR_W + MIRROR_SPAN);
+  RT_CHECK(mwz >= MIRROR_WRITE && mwz < MIRROR_WRITE + MIRROR_SPAN);
   table[z] = (uint16_t)mwz;
   RT_CHECK(read1(z) == 'Y');
   table[z] = 200;
@@ -243,9 +271,10 @@ static void exec_check(void) {
   unsigned held = 0;
   char c;
   for (long m = MIRROR_LOW; m < MIRROR_HIGH; m++) {
-    long r = (m & MIRROR_W) == MIRROR_W && (m & MIRROR_R) == 0
-                 ? raw_write(m, &c, 0)
-                 : raw_read(m, &c, 0);
+    if ((m & (MIRROR_READ | MIRROR_WRITE)) == 0)
+      continue; /* no such numbers: the filter kills */
+    long r = (m & MIRROR_READ) == 0 ? raw_write(m, &c, 0)
+                                    : raw_read(m, &c, 0);
     if (r != -EBADF_)
       held++;
   }
