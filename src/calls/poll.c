@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "supervisor/acceptor.h"
 #include "supervisor/guestmem.h"
 #include "supervisor/park.h"
 #include "supervisor/sup.h"
@@ -279,9 +280,13 @@ size_t poll_set_check(const struct poll_set *set, uint64_t now,
   if (pfds == NULL)
     nfds = 0; /* out of memory: report the clocks only, try again later */
   for (size_t i = 0, j = 0; i < set->n && j < nfds; i++)
-    if (set->sub[i].obj != NULL)
+    if (set->sub[i].obj != NULL) {
+      /* An acceptor's end is readable once a connection is pulled in. */
+      if (set->sub[i].type == CLOUDABI_EVENTTYPE_FD_READ)
+        acceptor_feed(set->sub[i].obj);
       pfds[j++] = (struct pollfd){wait_fd_of(set->sub[i].obj),
                                   poll_events_of(set->sub[i].type), 0};
+    }
   if (nfds > 0 && poll(pfds, nfds, 0) < 0)
     nfds = 0;
   for (size_t i = 0, j = 0; i < set->n; i++) {

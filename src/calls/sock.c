@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host/errno_map.h"
+#include "supervisor/acceptor.h"
 #include "supervisor/guestmem.h"
 #include "host/hostio.h"
 #include "host/inflight.h"
@@ -121,9 +122,11 @@ ssize_t sock_read(struct call *c, struct hostobj *obj, struct iovec *buf) {
                      .msg_iovlen = 1,
                      .msg_control = ctl.buf,
                      .msg_controllen = sizeof(ctl.buf)};
+  acceptor_feed(obj);
   ssize_t n = recv_guest(obj, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   if (n < 0)
     return -errno;
+  acceptor_feed(obj); /* the next, for another thread waiting */
   bool dropped;
   take_fds(c, &m, false, 0, NULL, &dropped);
   return n;
@@ -188,7 +191,11 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
   bool peek = (in.ri_flags & CLOUDABI_SOCK_RECV_PEEK) != 0;
   if (peek)
     flags |= MSG_PEEK;
+  /* An acceptor's end: the connection asked for, if one waits. */
+  acceptor_feed(cap->obj);
   ssize_t n = recv_guest(cap->obj, &m, flags);
+  if (n >= 0 && !peek)
+    acceptor_feed(cap->obj); /* the next, for another thread waiting */
   if (n < 0 && errno == EAGAIN)
     return sup_wait_for(c, cap->obj, EPOLLIN);
   if (n < 0)

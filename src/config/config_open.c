@@ -428,6 +428,19 @@ static int open_socket(const struct opener *o, const struct cfg_resource *r,
     return -1;
   }
   out->host_fd = fd;
+  if (r->accept) {
+    /* The supervisor accepts from its event loop: never blocking. */
+    out->accept = true;
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+      open_error(o, r->path_pos, "!socket: cannot make %s non-blocking: %s",
+                 q, strerror(errno));
+      return -1;
+    }
+    out->rights.type = CLOUDABI_FILETYPE_SOCKET_STREAM;
+    rights_max_for_type(out->rights.type, false, &out->rights.base,
+                        &out->rights.inheriting);
+    return 0;
+  }
   return host_rights(o, r, fd, q, &out->rights);
 }
 

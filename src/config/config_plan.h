@@ -72,6 +72,10 @@ struct cfg_resource {
   /* CFG_RES_SOCKET */
   int socktype;   /* SOCK_STREAM or SOCK_DGRAM */
   bool connect;   /* connect to the address, else bind (and listen) */
+  /* accept: true: cloudabi-run accepts, the program receives each
+   * connection over a socket pair (supervisor/acceptor.h). */
+  bool accept;
+  struct cfg_pos accept_pos;
   bool unix_path; /* the address is a path; else host and port */
   char *host, *port;
   /* Narrowing requested by the config: rights: and inheriting:. */

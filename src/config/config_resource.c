@@ -257,8 +257,8 @@ static bool parse_address(struct cfg_report *rep, struct cfg_pos pos,
   return true;
 }
 
-/* !socket {type: stream|dgram, bind: ADDR | connect: ADDR, rights: [...],
- * inheriting: [...]}. */
+/* !socket {type: stream|dgram, bind: ADDR | connect: ADDR, accept: B,
+ * rights: [...], inheriting: [...]}. */
 static void make_socket(struct cfg_report *rep, struct cfg_resource *r,
                         const struct cfg_node *map) {
   static const char tag[] = "!socket";
@@ -301,16 +301,29 @@ static void make_socket(struct cfg_report *rep, struct cfg_resource *r,
       r->path = dup_text(rep, v);
       r->path_pos = value->pos;
       parse_address(rep, value->pos, r, v);
+    } else if (text_is(k, "accept")) {
+      attr_bool(rep, tag, "accept", value, &r->accept);
+      r->accept_pos = value->pos;
     } else {
       cfg_report_error(
           rep, key->pos,
-          "%s: unknown attribute %s (expected type, bind, connect, rights "
-          "or inheriting)",
+          "%s: unknown attribute %s (expected type, bind, connect, accept, "
+          "rights or inheriting)",
           tag, cfg_describe(k, d, sizeof(d)));
     }
   }
-  if (rep->errors == errors && address == NULL)
+  if (rep->errors != errors)
+    return;
+  if (address == NULL)
     cfg_report_error(rep, r->pos, "%s: needs bind or connect", tag);
+  else if (r->accept && r->connect)
+    cfg_report_error(rep, r->accept_pos,
+                     "%s: accept: true needs bind, not connect", tag);
+  else if (r->accept && r->socktype != SOCK_STREAM)
+    cfg_report_error(rep, r->accept_pos,
+                     "%s: accept: true needs a stream socket (datagram "
+                     "sockets have no connections)",
+                     tag);
 }
 
 struct cfg_resource *cfg_resource_from_map(enum cfg_res_kind kind,

@@ -19,6 +19,10 @@ struct launch_fd {
   /* !file: where the path resolved (malloc'ed, owned), for --plan; NULL
    * when unknown or not a file. */
   char *resolved;
+  /* !socket {accept: true}: host_fd is the listening socket, non-blocking;
+   * the program gets one end of a pair instead (supervisor/acceptor.h),
+   * with rights of a stream socket. */
+  bool accept;
 };
 
 struct launch_config {

@@ -123,9 +123,10 @@ static void text_source(FILE *out, const struct cfg_resource *r) {
     fputs("!executable (the program itself)", out);
     break;
   case CFG_RES_SOCKET:
-    fprintf(out, "!socket %s, %s %s", socktype_name(r),
+    fprintf(out, "!socket %s, %s %s%s", socktype_name(r),
             r->connect ? "connect to" : "bind to",
-            text_quote(r->path, q, sizeof(q)));
+            text_quote(r->path, q, sizeof(q)),
+            r->accept ? ", connections accepted by cloudabi-run" : "");
     break;
   }
   if (r->narrow_base || r->narrow_inheriting)
@@ -210,6 +211,7 @@ static void json_source(FILE *out, const struct cfg_resource *r,
             "\"tag\": \"socket\", \"type\": \"%s\", \"%s\": ", socktype_name(r),
             r->connect ? "connect" : "bind");
     json_string(out, r->path);
+    fprintf(out, ", \"accept\": %s", r->accept ? "true" : "false");
     break;
   }
   fprintf(out, ", \"narrowed\": %s},\n",

@@ -29,6 +29,8 @@ void hostobj_unref(struct hostobj *obj) {
         syscall(SYS_pidfd_send_signal, obj->proc->pidfd, SIGKILL, NULL, 0);
       procinfo_unref(obj->proc);
     }
+    if (obj->on_free != NULL)
+      obj->on_free(obj->acceptor);
     if (obj->peer != NULL)
       obj->peer->peer = NULL;
     sockmarks_free(&obj->marks);

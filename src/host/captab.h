@@ -59,6 +59,10 @@ struct hostobj {
   struct hostobj *peer;
   uint64_t sent, received;
   struct sockmarks marks;
+  /* The program's end of an acceptor's pair (supervisor/acceptor.h):
+   * the acceptor, told by on_free when this object goes; NULL if none. */
+  void *acceptor;
+  void (*on_free)(void *acceptor);
 };
 
 struct capability {

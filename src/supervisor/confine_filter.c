@@ -144,6 +144,8 @@ static const struct arg_rule arg_rules[] = {
     {SCMP_SYS(ioctl), 1, LOW32, TCGETS}, /* isatty */
     /* fd_create2: a pair, never a socket that could reach anything. */
     {SCMP_SYS(socketpair), 0, ALL64, AF_UNIX},
+    /* Built-in acceptors (acceptor.c), on the config's listeners only. */
+    {SCMP_SYS(accept4), 3, ALL64, SOCK_CLOEXEC},
     /* The guest's start (procs_spawn), the guests' threads and
      * proc_fork. */
     {SCMP_SYS(clone), 0, ALL64, VFORK_FLAGS},

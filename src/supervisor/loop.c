@@ -40,6 +40,7 @@
 #include "procs.h"
 #include "interrupt.h"
 #include "lends.h"
+#include "acceptor.h"
 #include "mirrors.h"
 #include "listener.h"
 #include "loop.h"
@@ -240,9 +241,12 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   captab_init(&fds);
   for (size_t i = 0; i < lc->nfds; i++) {
     struct hostobj *obj =
-        hostobj_new(lc->fds[i].host_fd, lc->fds[i].rights.type);
+        lc->fds[i].accept
+            ? acceptor_open(s, lc->fds[i].host_fd)
+            : hostobj_new(lc->fds[i].host_fd, lc->fds[i].rights.type);
     lc->fds[i].host_fd = -1; /* owned by obj now, even on failure */
     if (obj == NULL) {
+      msg(s, "cannot set up descriptor %zu: %s", i, strerror(errno));
       captab_free(&fds);
       return -1;
     }
@@ -291,6 +295,7 @@ static void teardown(struct sup *s) {
     procs_free(s, s->procs);
   tasks_free(&s->threads);
   inflight_free(&s->inflight);
+  acceptors_teardown(s);
   filter_free(&s->filter);
   if (s->epfd >= 0)
     close(s->epfd);
@@ -361,6 +366,8 @@ int sup_run(const struct sup_options *opts, int prog_fd,
           handle_notification(&s, s.listeners[ev - EV_LISTENER]->fd);
       } else if (ev == EV_SIGNAL)
         interrupt_handle(&s);
+      else if (ev >= EV_ACCEPTOR && ev < EV_ACCEPTOR + SUP_MAX_ACCEPTORS)
+        acceptor_event(&s, ev - EV_ACCEPTOR);
       else if (ev >= EV_PARKED)
         park_event(&s, ev, evs[i].events);
     }

@@ -146,6 +146,8 @@ struct sup {
   unsigned next_listener;
   unsigned nlisteners;
   struct listener *single; /* the only listener, when there is one */
+#define SUP_MAX_ACCEPTORS 256
+  struct acceptor *acceptors[SUP_MAX_ACCEPTORS]; /* acceptor.h */
   unsigned nprocs, next_number;
 /* Exited children whose parent has not claimed them, kept for the claim. */
 #define SUP_MAX_UNCLAIMED 32

@@ -137,7 +137,7 @@ assert d[0]["rights_base_mask"] == "0x000000000000c000"
 assert d[0]["references"] == [{"path": ".data", "line": 3, "column": 7}]
 assert d[1]["source"] == {"tag": "executable", "narrowed": False}
 assert "FD_WRITE" not in d[1]["rights_base"]
-assert d[2]["source"] == {"tag": "socket", "type": "stream", "bind": "127.0.0.1:0", "narrowed": False}
+assert d[2]["source"] == {"tag": "socket", "type": "stream", "bind": "127.0.0.1:0", "accept": False, "narrowed": False}
 assert d[3]["rights_inheriting_mask"] == "0x000000011ffff7ff"
 # The supervisor's own confinement (issue 19): these two layers exist on
 # every kernel that runs cloudabi-run; Landlock depends on the kernel.

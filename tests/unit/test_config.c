@@ -338,7 +338,17 @@ static const struct config_case cases[] = {
      "t.yaml:5:3: !socket: needs bind or connect\n"
      "t.yaml:6:18: !socket: type: expected stream or dgram, not \"raw\"\n"
      "t.yaml:7:22: !socket: unknown attribute \"backlog\" (expected type, "
-     "bind, connect, rights or inheriting)",
+     "bind, connect, accept, rights or inheriting)",
+     0},
+    {TAG "- !socket {connect: /a, accept: true}\n"
+         "- !socket {type: dgram, bind: /b, accept: true}\n"
+         "- !socket {bind: /c, accept: yes please}\n",
+     NULL, NULL,
+     "t.yaml:3:33: !socket: accept: true needs bind, not connect\n"
+     "t.yaml:4:43: !socket: accept: true needs a stream socket (datagram "
+     "sockets have no connections)\n"
+     "t.yaml:5:30: !socket: accept: expected true or false, not \"yes "
+     "please\"",
      0},
     {TAG "- !socket {bind: noport}\n- !socket {bind: \"::1:80\"}\n"
          "- !socket {bind: \"[::1]\"}\n- !socket {connect: \"host:\"}\n"

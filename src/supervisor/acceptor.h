@@ -1,0 +1,40 @@
+/*
+ * Built-in acceptors: !socket {bind: ADDR, accept: true}.  CloudABI has
+ * no accept; a program receives connections as descriptors.  So the
+ * supervisor keeps the listening socket and hands the program one end of
+ * a SOCK_SEQPACKET pair instead, seen as a stream socket.  Each message on
+ * it carries one accepted connection (SCM_RIGHTS) and, as data, the peer's
+ * address as text: "127.0.0.1:50312", "[::1]:50312", a Unix path ("@name"
+ * if abstract), or the listening path when the peer has none.
+ *
+ * Back-pressure: at most one connection waits in the pair; the rest stay
+ * in the kernel's backlog.  The supervisor accepts when the pair is empty
+ * and either a program asks (sock_recv, fd_read, a poll on its end: pulled
+ * in the call itself, so the loop's fast path stays) or, while calls are
+ * parked, when the listener is readable (its epoll entry, armed only then).
+ * A client gone before its hand-over is dropped.  When the program's end
+ * goes (last reference), the listener is closed.
+ */
+#ifndef ACCEPTOR_H
+#define ACCEPTOR_H
+
+#include "sup.h"
+
+/* epoll data of acceptor i's listener (listener.h has the others). */
+#define EV_ACCEPTOR ((uint64_t)1 << 20)
+
+/* The program's end of a new acceptor over listen_fd (taken, even on
+ * failure), an object of type SOCKET_STREAM; NULL with errno. */
+struct hostobj *acceptor_open(struct sup *s, int listen_fd);
+
+/* Hands over a connection if the pair is empty and one is waiting; a
+ * no-op for an object that is not an acceptor's end. */
+void acceptor_feed(struct hostobj *obj);
+
+/* Acceptor i's listener is readable (the loop's EV_ACCEPTOR + i). */
+void acceptor_event(struct sup *s, uint64_t i);
+
+/* Closes what is left (their program ends are gone with the processes). */
+void acceptors_teardown(struct sup *s);
+
+#endif
