@@ -40,6 +40,9 @@ struct hostobj {
    * are kept here, whatever mode the host descriptor is in. */
   cloudabi_fdflags_t flags;
   bool is_socket;        /* non-blocking I/O by MSG_DONTWAIT */
+  /* A TCP socket: it carries bytes only, never descriptors, so the
+   * kernel alone can do a guest's reads and writes (mirrors.h). */
+  bool inet_stream;
   bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
   /* A pipe or device we were given blocking: that description, kept for
    * mirrors (supervisor/mirrors.h), so that a guest's read waits in its

@@ -24,6 +24,13 @@ void hostio_prepare(struct hostobj *obj) {
     obj->flags |= CLOUDABI_FDFLAG_NONBLOCK;
   if (S_ISSOCK(st.st_mode)) {
     obj->is_socket = true;
+    int domain = 0, type = 0;
+    socklen_t len = sizeof(domain);
+    if (getsockopt(obj->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+        (len = sizeof(type),
+         getsockopt(obj->fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0))
+      obj->inet_stream =
+          (domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM;
     return;
   }
   if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))

@@ -37,8 +37,21 @@ void mirrors_teardown(struct sup *s) {
 static cloudabi_rights_t mirrorable(const struct sup *s,
                                     const struct capability *cap) {
   const struct hostobj *o = cap->obj;
-  if (o->fd < 0 || o->is_socket || o->proc != NULL)
+  if (o->fd < 0 || o->proc != NULL)
     return 0;
+  if (o->is_socket) {
+    /* TCP only: Unix sockets carry descriptors, whose passing the
+     * supervisor must see (host/inflight.h).  A blocking socket only for
+     * a capability that would block too: EAGAIN from a non-blocking one
+     * just falls back to the trapped path. */
+    if (!o->inet_stream || o->type != CLOUDABI_FILETYPE_SOCKET_STREAM)
+      return 0;
+    int fl = fcntl(o->fd, F_GETFL);
+    if (fl < 0 || ((o->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0 &&
+                   (fl & O_NONBLOCK) == 0))
+      return 0;
+    return cap->base & (R(FD_READ) | R(FD_WRITE));
+  }
   /* Pipes and devices only as our own non-blocking description: a read
    * that would block fails, and the trapped path parks it. */
   bool stream = o->host_nonblocking &&
