@@ -151,11 +151,12 @@ static void parse(struct request *r, const char *b, size_t n) {
   const char *version = b + sp2 + 1;
   size_t vlen = sp2 < line ? line - sp2 - 1 : 0;
   r->keep = false;
-  if (sp1 == 0 || sp2 >= line || vlen != 8 || memcmp(version, "HTTP/1.", 7) != 0) {
+  if (sp1 == 0 || sp2 >= line || vlen != 8 || memcmp(version, "HTTP/", 5) != 0 ||
+      version[6] != '.') {
     r->status = 400;
     return;
   }
-  if (version[7] != '0' && version[7] != '1') {
+  if (version[5] != '1' || (version[7] != '0' && version[7] != '1')) {
     r->status = 505;
     return;
   }
