@@ -3,6 +3,7 @@
 # cloudabi-run, plus the bare seccomp user-notify round trip, as medians of
 # RUNS runs (default 5) in this one invocation, with the ratios.
 #   tools/bench.sh [NAME,NAME...]      only the named benchmarks
+# The row httpd is examples/httpd under load (tools/lib/bench_httpd.sh).
 # The row config_anchors is --plan of a config with ANCHORS (100,000)
 # anchors and as many aliases, in ms (no native column).
 # Tracing's cost: the rows NAME_traced run NAME again under
@@ -36,8 +37,14 @@ for t in $TRACED; do
   traced+=("$name:$row:$opt")
 done
 
+# Only rows of their own (below) asked for: no per-call table.
+case ",$ONLY," in ,,) calls=1 ;; *) calls=0
+  for n in ${ONLY//,/ }; do
+    case $n in config_anchors|startup|httpd) ;; *) calls=1 ;; esac
+  done ;;
+esac
 : >"$TMP/native" ; : >"$TMP/guest" ; : >"$TMP/notify"
-for _ in $(seq "$RUNS"); do
+[ $calls = 1 ] && for _ in $(seq "$RUNS"); do
   "$B/bench/bench-native" "$TMP/dir" "$ONLY" >>"$TMP/native"
   "$B/src/cloudabi-run" "$B/guest/bench" "$TMP/bench.yaml" >>"$TMP/guest"
   "$B/bench/notify_rtt" >>"$TMP/notify"
@@ -54,8 +61,8 @@ median() { # NAME FILE
 }
 
 rtt=$(median notify_rtt "$TMP/notify")
-printf '%-22s %12s %12s %8s %10s\n' benchmark native_ns cloudabi_ns ratio vs_notify
-printf '%-22s %12s %12s %8s %10s\n' notify_rtt - "$rtt" - 1.00
+[ $calls = 1 ] && printf '%-22s %12s %12s %8s %10s\n' benchmark native_ns cloudabi_ns ratio vs_notify
+[ $calls = 1 ] && printf '%-22s %12s %12s %8s %10s\n' notify_rtt - "$rtt" - 1.00
 for name in $(awk '{print $1}' "$TMP/guest" | awk '!seen[$0]++'); do
   n=$(median "${name%%_traced*}" "$TMP/native")
   g=$(median "$name" "$TMP/guest")
@@ -63,7 +70,7 @@ for name in $(awk '{print $1}' "$TMP/guest" | awk '!seen[$0]++'); do
     printf "%-22s %12s %12s %8s %10.2f\n", name, n, g,
       (n == "-" || n == 0) ? "-" : sprintf("%.2fx", g / n), g / r }'
 done
-echo "(medians of $RUNS runs; vs_notify: cloudabi_ns / notify_rtt)"
+[ $calls = 1 ] && echo "(medians of $RUNS runs; vs_notify: cloudabi_ns / notify_rtt)"
 
 # The config parser on many anchors and aliases: linear look-ups keep this
 # well under a second for 100,000 (it was 32 s with linear scans).
@@ -104,5 +111,12 @@ case ",${ONLY:-startup}," in *,startup,*)
   awk -v n="$n" -v g="$g" -v k="$STARTS" 'BEGIN {
     printf "%-22s %12s %12s %8s us per run (%d runs; native: /bin/true)\n",
       "startup", n, g, sprintf("%.2fx", g / n), k }'
+  ;;
+esac
+
+# A web server under load: examples/httpd natively and under cloudabi-run.
+case ",${ONLY:-httpd}," in *,httpd,*)
+  . "$ROOT/tools/lib/bench_httpd.sh"
+  bench_httpd
   ;;
 esac
