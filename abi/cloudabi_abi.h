@@ -533,7 +533,7 @@
      (out_timestamp, time, 0)))                                                \
   S(condvar_signal, LOCAL, 3,                                                  \
     ((condvar_ptr, condvar, 0), (scope, scope, 0), (nthreads, nwaiters, 0)))   \
-  S(fd_close, TRAP, 1, ((fd, fd, 0)))                                          \
+  S(fd_close, MIXED, 1, ((fd, fd, 0)))                                         \
   S(fd_create1, TRAP, 2, ((filetype, type, 0), (out_fd, fd, 0)))               \
   S(fd_create2, TRAP, 3,                                                       \
     ((filetype, type, 0), (out_fd, fd1, 0), (out_fd2, fd2, 0)))                \

@@ -64,6 +64,27 @@
 #define VDSO_IOSLOTS_SYMBOL "cloudabi_vdso_ioslots"
 
 /*
+ * Deferred closes, in the I/O slots' first page: a byte per descriptor
+ * below CLOSE_HINT_FDS at IOSLOT_CLOSE_HINTS, which the supervisor sets to
+ * CLOSE_HINT_OPEN while the descriptor is a file or directory with no
+ * mirror (closing one is seen by no one else) and to 0 otherwise.  The
+ * vDSO's fd_close turns OPEN into CLOSED with a compare-and-swap, adds one
+ * to the word at IOSLOT_CLOSES_PENDING and returns without a trap; the
+ * supervisor closes every CLOSED descriptor before it looks at the
+ * process's next trapped call, so no call can tell the difference.  The
+ * bytes are the guest's: a lie only closes, or fails to close quietly,
+ * the guest's own descriptors.
+ */
+#define IOSLOT_CLOSES_PENDING 64u
+#define IOSLOT_CLOSE_HINTS 1024u
+#define CLOSE_HINT_FDS 1024u
+#define CLOSE_HINT_OPEN 1
+#define CLOSE_HINT_CLOSED 2
+_Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
+                   IOSLOT_CLOSES_PENDING + 4 <= IOSLOT_CLOSE_HINTS,
+               "the close hints fit in the slots' first page");
+
+/*
  * Mirrored descriptors: the supervisor may install a capability's host
  * descriptor in the guest (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD) at a
  * number whose bits say what the filter lets the guest do with it: the

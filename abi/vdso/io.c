@@ -374,3 +374,25 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_stat_get(cloudabi_fd_t fd,
   slot_release(&s);
   return e;
 }
+
+/*
+ * fd_close of a file or directory without a mirror needs no answer: the
+ * supervisor closes it before it looks at any later call of this process
+ * (trap.h, "Deferred closes").  Anything else traps, as does a descriptor
+ * closed already, so that the supervisor says EBADF.
+ */
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_close(cloudabi_fd_t fd) {
+  char *region = cloudabi_vdso_ioslots;
+  if (region != NULL && fd < CLOSE_HINT_FDS) {
+    uint8_t *hint = (uint8_t *)region + IOSLOT_CLOSE_HINTS + fd;
+    uint8_t open = CLOSE_HINT_OPEN;
+    if (__atomic_compare_exchange_n(hint, &open, CLOSE_HINT_CLOSED, 0,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+      __atomic_fetch_add((uint32_t *)(region + IOSLOT_CLOSES_PENDING), 1,
+                         __ATOMIC_SEQ_CST);
+      return 0;
+    }
+  }
+  long r = vdso_trap(CLOUDABI_SYS_fd_close, (long)fd, 0, 0, 0, 0, 0);
+  return r < 0 ? vdso_trap_errno(r) : 0;
+}

@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "trap.h"
+
 struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type) {
   struct hostobj *obj = calloc(1, sizeof(*obj));
   if (obj == NULL) {
@@ -85,6 +87,25 @@ void captab_init(struct captab *t) {
   t->slots = NULL;
   t->size = t->count = 0;
   t->limit = 0;
+  t->hints = NULL;
+  t->nhints = 0;
+  t->closes_pending = NULL;
+}
+
+/* Whether closing obj is seen by no one but its holder: files and
+ * directories (not pipes or sockets, whose peers see the end, nor process
+ * descriptors, whose close kills). */
+static bool quiet_close(const struct hostobj *obj) {
+  return obj != NULL && obj->proc == NULL &&
+         (obj->type == CLOUDABI_FILETYPE_REGULAR_FILE ||
+          obj->type == CLOUDABI_FILETYPE_DIRECTORY);
+}
+
+static void hint(struct captab *t, cloudabi_fd_t fd,
+                 const struct hostobj *obj) {
+  if (t->hints != NULL && fd < t->nhints)
+    __atomic_store_n(&t->hints[fd], quiet_close(obj) ? CLOSE_HINT_OPEN : 0,
+                     __ATOMIC_SEQ_CST);
 }
 
 void captab_free(struct captab *t) {
@@ -108,7 +129,7 @@ static cloudabi_errno_t grow(struct captab *t, uint32_t need) {
   if (slots == NULL)
     return CLOUDABI_ENOMEM;
   for (uint32_t i = t->size; i < size; i++)
-    slots[i] = (struct capability){NULL, 0, 0};
+    slots[i] = (struct capability){NULL, 0, 0, 0};
   t->slots = slots;
   t->size = size;
   return 0;
@@ -128,7 +149,8 @@ cloudabi_errno_t captab_insert_at(struct captab *t, cloudabi_fd_t fd,
     hostobj_unref(slot->obj);
   else
     t->count++;
-  *slot = (struct capability){obj, base, inheriting};
+  *slot = (struct capability){obj, base, inheriting, 0};
+  hint(t, fd, obj);
   return 0;
 }
 
@@ -168,8 +190,9 @@ cloudabi_errno_t captab_close(struct captab *t, cloudabi_fd_t fd) {
   if (fd >= t->size || t->slots[fd].obj == NULL)
     return CLOUDABI_EBADF;
   hostobj_unref(t->slots[fd].obj);
-  t->slots[fd] = (struct capability){NULL, 0, 0};
+  t->slots[fd] = (struct capability){NULL, 0, 0, 0};
   t->count--;
+  hint(t, fd, NULL);
   return 0;
 }
 
@@ -186,4 +209,47 @@ cloudabi_errno_t captab_clone(const struct captab *from, struct captab *to) {
   to->count = from->count;
   to->limit = from->limit;
   return 0;
+}
+
+void captab_share_hints(struct captab *t, uint8_t *hints, uint32_t n,
+                        uint32_t *pending) {
+  t->hints = hints;
+  t->nhints = hints != NULL ? n : 0;
+  t->closes_pending = hints != NULL ? pending : NULL;
+  if (hints == NULL)
+    return;
+  __atomic_store_n(pending, 0, __ATOMIC_SEQ_CST);
+  for (uint32_t fd = 0; fd < n; fd++)
+    hint(t, fd, fd < t->size ? t->slots[fd].obj : NULL);
+}
+
+unsigned captab_take_closed(struct captab *t) {
+  if (t->closes_pending == NULL ||
+      __atomic_load_n(t->closes_pending, __ATOMIC_RELAXED) == 0)
+    return 0;
+  /* Zeroed before the scan: a close counted after it is found by this
+   * scan or the next. */
+  __atomic_store_n(t->closes_pending, 0, __ATOMIC_SEQ_CST);
+  unsigned n = 0;
+  uint32_t end = t->size < t->nhints ? t->size : t->nhints;
+  for (uint32_t fd = 0; fd < end; fd++) {
+    if (__atomic_load_n(&t->hints[fd], __ATOMIC_RELAXED) != CLOSE_HINT_CLOSED)
+      continue;
+    /* Whatever the byte said, the guest asked for this close. */
+    if (captab_close(t, fd) == 0)
+      n++;
+    else
+      hint(t, fd, NULL);
+  }
+  return n;
+}
+
+bool captab_unhint(struct captab *t, cloudabi_fd_t fd) {
+  if (t->hints == NULL || fd >= t->nhints)
+    return true;
+  if (__atomic_exchange_n(&t->hints[fd], 0, __ATOMIC_SEQ_CST) !=
+      CLOSE_HINT_CLOSED)
+    return true;
+  captab_close(t, fd);
+  return false;
 }

@@ -71,6 +71,10 @@ struct hostobj {
 struct capability {
   struct hostobj *obj; /* NULL: free slot */
   cloudabi_rights_t base, inheriting;
+  /* Reads and writes the supervisor performed for it: a mirror is made
+   * at the second (supervisor/mirrors.h), so a file read once is never
+   * worth one. */
+  uint8_t trapped_io;
 };
 
 struct captab {
@@ -78,6 +82,12 @@ struct captab {
   uint32_t size;  /* allocated slots */
   uint32_t count; /* used slots */
   uint32_t limit; /* at most this many used (--fd-limit); 0: CAPTAB_MAX */
+  /* Close hints (abi/trap.h) in memory the process shares with us: a
+   * byte per descriptor below nhints, kept CLOSE_HINT_OPEN for a file or
+   * directory and 0 for anything else; NULL if the process has none. */
+  uint8_t *hints;
+  uint32_t nhints;
+  uint32_t *closes_pending;
 };
 
 /* The largest descriptor table a guest may have. */
@@ -111,7 +121,19 @@ cloudabi_errno_t captab_insert_at(struct captab *t, cloudabi_fd_t fd,
 cloudabi_errno_t captab_get(struct captab *t, cloudabi_fd_t fd,
                             cloudabi_rights_t need, struct capability **cap);
 cloudabi_errno_t captab_close(struct captab *t, cloudabi_fd_t fd);
-/* A copy for a forked process: same host objects, new references. */
+/* A copy for a forked process: same host objects, new references (and
+ * no close hints). */
 cloudabi_errno_t captab_clone(const struct captab *from, struct captab *to);
+
+/* Starts keeping hints (n bytes) and the pending count in shared memory,
+ * writing every descriptor's hint; NULL stops. */
+void captab_share_hints(struct captab *t, uint8_t *hints, uint32_t n,
+                        uint32_t *pending);
+/* Closes what the process closed through its hints since the last call;
+ * how many were closed. */
+unsigned captab_take_closed(struct captab *t);
+/* Makes fd's hint 0 (a mirror is coming, say): false if the process had
+ * closed it through the hint, which is then closed here. */
+bool captab_unhint(struct captab *t, cloudabi_fd_t fd);
 
 #endif

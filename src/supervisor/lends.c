@@ -92,6 +92,9 @@ cloudabi_errno_t lends_add(struct call *c, int fd, cloudabi_fd_t capfd,
     }
   if (at >= MIRROR_LOW)
     return CLOUDABI_EMFILE;
+  /* Closing it must now trap, to take the lend back (trap.h). */
+  if (!captab_unhint(&c->proc->fds, capfd))
+    return CLOUDABI_EBADF; /* another thread closed it meanwhile */
   struct seccomp_notif_addfd add = {
       .id = c->id,
       .flags = SECCOMP_ADDFD_FLAG_SETFD,

@@ -179,6 +179,10 @@ static void offer(struct call *c) {
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return;
+  if (cap->trapped_io < 1) {
+    cap->trapped_io++;
+    return;
+  }
   for (unsigned i = 0; i < ms->n; i++) {
     if (ms->at[i].capfd != capfd)
       continue;
@@ -200,6 +204,9 @@ static void offer(struct call *c) {
     ms->at = at;
     ms->size = size;
   }
+  /* A mirrored descriptor's close must trap, to take the mirror back. */
+  if (!captab_unhint(&p->fds, capfd))
+    return; /* closed by another thread meanwhile: now really */
   bool blocking = use_blocking(cap->obj);
   if (addfd(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd) != 0) {
     /* Too few descriptors allowed (RLIMIT_NOFILE), or no SETFD: stop
@@ -252,6 +259,11 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
   default:
     break;
   }
+}
+
+void mirrors_closed(struct call *c) {
+  if (c->proc->mirrors.n != 0)
+    validate(c);
 }
 
 void mirrors_settle_inherited(struct call *c) {

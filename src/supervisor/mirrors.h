@@ -4,7 +4,9 @@
  * a trap, with the filter allowing on each number only what its range
  * says.  The supervisor keeps every mirror in step with the capability it
  * came from:
- *   - installed after a trapped fd_read or fd_write of a capability whose
+ *   - installed after the second trapped fd_read or fd_write of a
+ *     capability (a file read once is not worth the ADDFD and its taking
+ *     back, and its close can then skip the trap: trap.h) whose
  *     rights the kernel can enforce alone (FD_READ and/or FD_WRITE on a
  *     host descriptor open for them; a regular file, or a pipe or device
  *     the supervisor holds non-blocking; not a socket, whose descriptors
@@ -36,6 +38,9 @@ void mirrors_teardown(struct sup *s);
 /* After c was dispatched with result e, before it is answered. */
 void mirrors_after(struct call *c, cloudabi_errno_t e);
 void mirrors_settle_inherited(struct call *c);
+/* Before c is dispatched, after descriptors closed without a trap were
+ * closed: their mirrors go (a guest that lies in its hints can have some). */
+void mirrors_closed(struct call *c);
 /* Before c is dispatched: a forked child's inherited mirrors go. */
 static inline void mirrors_before(struct call *c) {
   if (c->proc != NULL && c->proc->mirrors.inherited)

@@ -191,6 +191,11 @@ struct gproc *procs_spawn(struct sup *s, const struct gproc *replaces,
   p->fds.limit = s->opts->limits.fds;
   captab_init(fds);
   p->ioslots = sp.ioslots;
+  /* --trace must see every close, so no hints there. */
+  if (s->opts->tracer == NULL)
+    captab_share_hints(&p->fds, (uint8_t *)p->ioslots + IOSLOT_CLOSE_HINTS,
+                       CLOSE_HINT_FDS,
+                       (uint32_t *)(p->ioslots + IOSLOT_CLOSES_PENDING));
   s->stats.processes++;
   s->stats.threads++;
   return p;

@@ -53,6 +53,8 @@ void program_main(const argdata_t *ad) {
                        &k) == 0);
     rt_printf(rt_log_fd, "kept %ld\n", keep_lent(k));
   }
+  /* Two writes: out is mirrored at the second (mirrors.h). */
+  rt_printf(rt_log_fd, "holding\n");
   rt_printf(rt_log_fd, "ready\n");
   char buf[16];
   cloudabi_iovec_t iov = {buf, sizeof(buf)};

@@ -1,0 +1,172 @@
+/*
+ * Closes without a trap (abi/trap.h, "Deferred closes"): a file or
+ * directory without a mirror is closed by the vDSO alone, and no later
+ * call can tell: the number is gone (EBADF), is the next one open gives
+ * out, is gone for other threads too, a second close fails.  Anything
+ * else still traps.  Then as a hostile program: hints that lie (a socket
+ * marked closed, garbage everywhere, a huge pending count) only close or
+ * keep the program's own descriptors.  A forked child has no hints.
+ * Config: out, dir.
+ */
+#include "check.h"
+#include "elf_lookup.h"
+#include "rt_thread.h"
+#include "trap.h"
+
+static cloudabi_fd_t dir;
+static volatile uint8_t *hints;
+static volatile uint32_t *pending;
+
+static void find_hints(void) {
+  uintptr_t vdso = 0;
+  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
+    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
+      vdso = (uintptr_t)a->a_ptr;
+  char **region = (char **)elf_lookup((const void *)vdso, VDSO_IOSLOTS_SYMBOL);
+  RT_CHECK(region != NULL && *region != NULL);
+  hints = (volatile uint8_t *)(*region + IOSLOT_CLOSE_HINTS);
+  pending = (volatile uint32_t *)(*region + IOSLOT_CLOSES_PENDING);
+}
+
+static cloudabi_fd_t open_r(const char *path) {
+  cloudabi_fd_t fd;
+  RT_EXPECT(open_file(dir, path, 0, R(FD_READ) | R(FD_SEEK), 0, 0, &fd), 0);
+  return fd;
+}
+
+static cloudabi_errno_t stat_of(cloudabi_fd_t fd) {
+  cloudabi_fdstat_t st;
+  return cloudabi_sys_fd_stat_get(fd, &st);
+}
+
+static void *close_it(void *arg) {
+  RT_CHECK(cloudabi_sys_fd_close((cloudabi_fd_t)(uintptr_t)arg) == 0);
+  return NULL;
+}
+
+static void honest(void) {
+  put_file(dir, "f.txt", "ffff");
+  cloudabi_fd_t f = open_r("f.txt");
+  check("file", "hint while open", hints[f], CLOSE_HINT_OPEN);
+  check("file", "close", cloudabi_sys_fd_close(f), 0);
+  /* Still marked: the supervisor was not asked. */
+  check("file", "hint after close", hints[f], CLOSE_HINT_CLOSED);
+  check("file", "stat after close", stat_of(f), CLOUDABI_EBADF);
+  check("file", "hint once the supervisor saw it", hints[f], 0);
+  check("file", "second close", cloudabi_sys_fd_close(f), CLOUDABI_EBADF);
+
+  /* The number is free for the next open, as after a trapped close. */
+  cloudabi_fd_t a = open_r("f.txt");
+  RT_CHECK(cloudabi_sys_fd_close(a) == 0);
+  cloudabi_fd_t b = open_r("f.txt");
+  check("reuse", "same number", b == a ? 0 : WRONG_RESULT, 0);
+
+  /* Closed by another thread: gone for this one. */
+  rt_thread_t *t;
+  RT_CHECK(rt_thread_create(&t, close_it, (void *)(uintptr_t)b) == 0);
+  rt_thread_join(t);
+  check("thread", "stat after the other's close", stat_of(b), CLOUDABI_EBADF);
+
+  /* A duplicate is closed alone. */
+  cloudabi_fd_t g = open_r("f.txt"), d;
+  RT_CHECK(cloudabi_sys_fd_dup(g, &d) == 0);
+  check("dup", "hint", hints[d], CLOSE_HINT_OPEN);
+  RT_CHECK(cloudabi_sys_fd_close(d) == 0);
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  check("dup", "the original still reads", cloudabi_sys_fd_read(g, &iov, 1, &n),
+        0);
+  check("dup", "the copy is gone", stat_of(d), CLOUDABI_EBADF);
+
+  /* Mirrored (at the second read): its close must trap. */
+  check("mirror", "second read", cloudabi_sys_fd_read(g, &iov, 1, &n), 0);
+  check("mirror", "hint once mirrored", hints[g], 0);
+  RT_CHECK(cloudabi_sys_fd_close(g) == 0);
+  check("mirror", "stat after close", stat_of(g), CLOUDABI_EBADF);
+
+  /* A directory is closed quietly too; a socket is not. */
+  cloudabi_fd_t sub;
+  RT_EXPECT(open_file(dir, ".", CLOUDABI_O_DIRECTORY, R(FILE_OPEN), 0, 0, &sub),
+            0);
+  check("directory", "hint", hints[sub], CLOSE_HINT_OPEN);
+  RT_CHECK(cloudabi_sys_fd_close(sub) == 0);
+  check("directory", "stat after close", stat_of(sub), CLOUDABI_EBADF);
+  cloudabi_fd_t s1, s2;
+  RT_CHECK(cloudabi_sys_fd_create2(CLOUDABI_FILETYPE_SOCKET_STREAM, &s1, &s2) ==
+           0);
+  check("socket", "no hint", hints[s1], 0);
+  RT_CHECK(cloudabi_sys_fd_close(s1) == 0 && cloudabi_sys_fd_close(s2) == 0);
+}
+
+static void hostile(void) {
+  /* A socket marked closed by hand: the supervisor closes it (the
+   * program asked), and its peer sees the end. */
+  cloudabi_fd_t s1, s2;
+  RT_CHECK(cloudabi_sys_fd_create2(CLOUDABI_FILETYPE_SOCKET_STREAM, &s1, &s2) ==
+           0);
+  hints[s1] = CLOSE_HINT_CLOSED;
+  *pending = 1;
+  check("forged", "socket closed by its hint", stat_of(s1), CLOUDABI_EBADF);
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n = 1;
+  check("forged", "peer reads the end", cloudabi_sys_fd_read(s2, &iov, 1, &n),
+        0);
+  check("forged", "zero bytes", n == 0 ? 0 : WRONG_RESULT, 0);
+  RT_CHECK(cloudabi_sys_fd_close(s2) == 0);
+
+  /* A number never opened, marked closed: nothing happens. */
+  hints[900] = CLOSE_HINT_CLOSED;
+  *pending = 1;
+  check("forged", "a free number", stat_of(900), CLOUDABI_EBADF);
+
+  /* Garbage everywhere and a huge count: every call still works, and a
+   * file whose hint is garbage is closed by a trap. */
+  cloudabi_fd_t f = open_r("f.txt");
+  for (unsigned i = 0; i < CLOSE_HINT_FDS; i++)
+    hints[i] = 0xff;
+  *pending = 0xffffffff;
+  check("garbage", "stat", stat_of(f), 0);
+  check("garbage", "close", cloudabi_sys_fd_close(f), 0);
+  check("garbage", "stat after close", stat_of(f), CLOUDABI_EBADF);
+}
+
+static void child(void) {
+  /* No I/O slots in a forked child, so no hints: closes trap. */
+  cloudabi_fd_t f = open_r("f.txt");
+  cloudabi_errno_t a = cloudabi_sys_fd_close(f);
+  cloudabi_errno_t b = stat_of(f);
+  cloudabi_sys_proc_exit(a == 0 && b == CLOUDABI_EBADF ? 7 : 8);
+}
+
+static void forked(void) {
+  cloudabi_fd_t pd;
+  RT_CHECK(rt_proc_fork(&pd) == 0);
+  if (pd == CLOUDABI_PROCESS_CHILD)
+    child();
+  cloudabi_subscription_t s = {.userdata = 1,
+                               .type = CLOUDABI_EVENTTYPE_PROC_TERMINATE,
+                               .proc_terminate = {pd}};
+  cloudabi_event_t ev;
+  size_t n;
+  RT_EXPECT(cloudabi_sys_poll(&s, &ev, 1, &n), 0);
+  check("fork", "child's close and stat",
+        ev.proc_terminate.signal == 0 && ev.proc_terminate.exitcode == 7
+            ? 0
+            : WRONG_RESULT,
+        0);
+  /* A process descriptor's close kills, so it traps. */
+  check("fork", "no hint on a process descriptor", hints[pd], 0);
+  RT_CHECK(cloudabi_sys_fd_close(pd) == 0);
+}
+
+void program_main(const argdata_t *ad) {
+  rt_log_fd = rt_map_fd(ad, "out");
+  dir = rt_map_fd(ad, "dir");
+  find_hints();
+  honest();
+  forked();
+  hostile();
+  check_done("closes");
+}
