@@ -217,7 +217,10 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
     }
   }
   /* It holds what its parent held when it forked, lends included, which
-   * the parent's records may no longer name (lends.h). */
+   * the parent's records may no longer name (lends.h); not what the
+   * parent closed without a trap before it forked (trap.h). */
+  if (p != NULL)
+    captab_take_closed(&parent->fds);
   if (p == NULL || captab_clone(&parent->fds, &p->fds) != 0 ||
       !lends_inherit(s, p)) {
     /* A fork bomb, no memory, or too many descriptors: the child never

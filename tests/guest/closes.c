@@ -132,7 +132,10 @@ static void hostile(void) {
   check("garbage", "stat after close", stat_of(f), CLOUDABI_EBADF);
 }
 
-static void child(void) {
+static void child(cloudabi_fd_t closed) {
+  /* What its parent closed just before the fork is not its own. */
+  if (stat_of(closed) != CLOUDABI_EBADF)
+    cloudabi_sys_proc_exit(9);
   /* No I/O slots in a forked child, so no hints: closes trap. */
   cloudabi_fd_t f = open_r("f.txt");
   cloudabi_errno_t a = cloudabi_sys_fd_close(f);
@@ -141,10 +144,12 @@ static void child(void) {
 }
 
 static void forked(void) {
-  cloudabi_fd_t pd;
+  cloudabi_fd_t pd, closed = open_r("f.txt");
+  RT_CHECK(cloudabi_sys_fd_close(closed) == 0);
+  RT_CHECK(hints[closed] == CLOSE_HINT_CLOSED);
   RT_CHECK(rt_proc_fork(&pd) == 0);
   if (pd == CLOUDABI_PROCESS_CHILD)
-    child();
+    child(closed);
   cloudabi_subscription_t s = {.userdata = 1,
                                .type = CLOUDABI_EVENTTYPE_PROC_TERMINATE,
                                .proc_terminate = {pd}};
