@@ -21,6 +21,8 @@
 #include <time.h>
 
 #include "park.h"
+
+#include "mirrors.h"
 #include "lends.h"
 #include "listener.h"
 #include "host/clock.h"
@@ -335,6 +337,9 @@ void park_resume(struct sup *s, struct call *p) {
     park_drop(s, p);
     return;
   }
+  /* As for a new call: what the process closed without a trap first. */
+  if (p->proc != NULL && captab_take_closed(&p->proc->fds) != 0)
+    mirrors_closed(p);
   cloudabi_errno_t e = s->opts->dispatch(p);
   if (s->trace != NULL)
     s->trace_hooks->call_done(s->trace, p, e);
