@@ -67,11 +67,13 @@
  * Deferred closes, in the I/O slots' first page: a byte per descriptor
  * below CLOSE_HINT_FDS at IOSLOT_CLOSE_HINTS, which the supervisor sets to
  * CLOSE_HINT_OPEN while the descriptor is a file or directory with no
- * mirror (closing one is seen by no one else) and to 0 otherwise.  The
- * vDSO's fd_close turns OPEN into CLOSED with a compare-and-swap, adds one
- * to the word at IOSLOT_CLOSES_PENDING and returns without a trap; the
- * supervisor closes every CLOSED descriptor before it looks at the
- * process's next trapped call, so no call can tell the difference.  The
+ * lend (closing one is seen by no one else) and to 0 otherwise.  The
+ * vDSO's fd_close turns OPEN into CLOSED with a compare-and-swap, closes
+ * the descriptor's mirror if it has one, adds one to the word at
+ * IOSLOT_CLOSES_PENDING and returns without a trap; the supervisor closes
+ * every CLOSED descriptor, and puts the inert descriptor where its mirror
+ * was, before it looks at the process's next trapped call, so no call can
+ * tell the difference.  The
  * bytes are the guest's: a lie only closes, or fails to close quietly,
  * the guest's own descriptors.
  */

@@ -144,8 +144,10 @@ static void add_rules(struct rules *r) {
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0, NULL);
   /* The guest holds no descriptors but those lent for one mem_map, which
    * it closes, and mirrors (trap.h), which it may only read or write as
-   * their number says; compared on all 64 bits. */
-  struct scmp_arg_cmp low = SCMP_CMP64(0, SCMP_CMP_LT, MIRROR_LOW);
+   * their number says, and close (the vDSO's fd_close of a mirrored file:
+   * a right dropped, and nothing but the supervisor ever puts a
+   * descriptor at a free number); compared on all 64 bits. */
+  struct scmp_arg_cmp low = SCMP_CMP64(0, SCMP_CMP_LT, MIRROR_HIGH);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(close), 1, &low);
   /* One masked compare each (trap.h): the bits the call needs set, the
    * index and the bits it does not care about masked off, all else 0. */

@@ -117,8 +117,9 @@ static void forget(struct gproc *p, unsigned i) {
   ms->at[i] = ms->at[--ms->n];
 }
 
-/* Takes record i back on c's call; false if the process had to go. */
-static bool take_back(struct call *c, unsigned i) {
+/* Takes record i back on c's call, telling the vDSO unless it knows;
+ * false if the process had to go. */
+static bool take_back(struct call *c, unsigned i, bool tell) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirror m = p->mirrors.at[i];
@@ -131,7 +132,8 @@ static bool take_back(struct call *c, unsigned i) {
     }
     return false;
   }
-  tell_vdso(s, p, m.capfd, 0);
+  if (tell)
+    tell_vdso(s, p, m.capfd, 0);
   forget(p, i);
   return true;
 }
@@ -157,15 +159,14 @@ static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
   return -1;
 }
 
-/* After a trapped read or write of c's descriptor: mirror it if it can
- * be and is not. */
-static void offer(struct call *c) {
+/* After a trapped read or write of capfd, or its file_open: mirror it if
+ * it can be and is not. */
+static void offer(struct call *c, cloudabi_fd_t capfd) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirrors *ms = &p->mirrors;
-  cloudabi_fd_t capfd = (cloudabi_fd_t)c->args[0];
-  struct capability *cap = c->cap[0];
-  if (capfd >= MIRROR_FDS || cap == NULL)
+  struct capability *cap;
+  if (capfd >= MIRROR_FDS || captab_get(&p->fds, capfd, 0, &cap) != 0)
     return;
   cloudabi_rights_t rights = mirrorable(s, cap);
   if (rights == 0)
@@ -179,17 +180,13 @@ static void offer(struct call *c) {
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return;
-  if (cap->trapped_io < 1) {
-    cap->trapped_io++;
-    return;
-  }
   for (unsigned i = 0; i < ms->n; i++) {
     if (ms->at[i].capfd != capfd)
       continue;
     if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights &&
         ms->at[i].blocking == use_blocking(cap->obj))
       return; /* the vDSO lost its hint: a legitimate failure it retried */
-    if (!take_back(c, i))
+    if (!take_back(c, i, true))
       return;
     break;
   }
@@ -204,9 +201,6 @@ static void offer(struct call *c) {
     ms->at = at;
     ms->size = size;
   }
-  /* A mirrored descriptor's close must trap, to take the mirror back. */
-  if (!captab_unhint(&p->fds, capfd))
-    return; /* closed by another thread meanwhile: now really */
   bool blocking = use_blocking(cap->obj);
   if (addfd(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd) != 0) {
     /* Too few descriptors allowed (RLIMIT_NOFILE), or no SETFD: stop
@@ -227,14 +221,14 @@ static void offer(struct call *c) {
 
 /* After a call that may have closed, replaced or narrowed a capability:
  * every mirror that no longer matches goes, before the call is answered. */
-static void validate(struct call *c) {
+static void validate(struct call *c, bool tell) {
   struct gproc *p = c->proc;
   for (unsigned i = 0; i < p->mirrors.n;) {
     if (valid(c->sup, p, &p->mirrors.at[i])) {
       i++;
       continue;
     }
-    if (!take_back(c, i)) /* moves the last record to i */
+    if (!take_back(c, i, tell)) /* moves the last record to i */
       return;
   }
 }
@@ -248,13 +242,19 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
   case CLOUDABI_SYS_fd_pread:
   case CLOUDABI_SYS_fd_pwrite:
     if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
-      offer(c);
+      offer(c, (cloudabi_fd_t)c->args[0]);
+    break;
+  case CLOUDABI_SYS_file_open:
+    /* At once: a file is opened to be read or written, and with its
+     * mirror in place the first read needs no trap either (trap.h). */
+    if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
+      offer(c, (cloudabi_fd_t)c->result);
     break;
   case CLOUDABI_SYS_fd_close:
   case CLOUDABI_SYS_fd_replace:
   case CLOUDABI_SYS_fd_stat_put:
     if (c->proc->mirrors.n != 0)
-      validate(c);
+      validate(c, true);
     break;
   default:
     break;
@@ -262,8 +262,10 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
 }
 
 void mirrors_closed(struct call *c) {
+  /* The vDSO cleared its entries when it closed them (a lie there only
+   * leaves a hint to the inert descriptor). */
   if (c->proc->mirrors.n != 0)
-    validate(c);
+    validate(c, false);
 }
 
 void mirrors_settle_inherited(struct call *c) {

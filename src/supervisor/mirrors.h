@@ -4,9 +4,8 @@
  * a trap, with the filter allowing on each number only what its range
  * says.  The supervisor keeps every mirror in step with the capability it
  * came from:
- *   - installed after the second trapped fd_read or fd_write of a
- *     capability (a file read once is not worth the ADDFD and its taking
- *     back, and its close can then skip the trap: trap.h) whose
+ *   - installed when file_open makes a capability, or after a trapped
+ *     fd_read or fd_write of one, whose
  *     rights the kernel can enforce alone (FD_READ and/or FD_WRITE on a
  *     host descriptor open for them; a regular file, or a pipe or device
  *     the supervisor holds non-blocking; not a socket, whose descriptors
@@ -15,7 +14,9 @@
  *   - taken back (the inert descriptor put at its number with SETFD, on
  *     the very call, before it is answered) once fd_close, fd_replace or
  *     fd_stat_put leaves it naming something its capability no longer
- *     grants;
+ *     grants; a file's close without a trap (trap.h) closes the mirror in
+ *     the guest at once, and the supervisor puts the inert descriptor
+ *     there before it dispatches the process's next call;
  *   - in a forked child, every inherited one taken back at its first call
  *     (its table is a copy of a moment the records may not match); its
  *     vDSO table is cleared before it runs;
@@ -39,7 +40,7 @@ void mirrors_teardown(struct sup *s);
 void mirrors_after(struct call *c, cloudabi_errno_t e);
 void mirrors_settle_inherited(struct call *c);
 /* Before c is dispatched, after descriptors closed without a trap were
- * closed: their mirrors go (a guest that lies in its hints can have some). */
+ * closed: their mirrors become the inert descriptor. */
 void mirrors_closed(struct call *c);
 /* Before c is dispatched: a forked child's inherited mirrors go. */
 static inline void mirrors_before(struct call *c) {
