@@ -584,7 +584,7 @@
     ((fd, fd1, CLOUDABI_R(FILE_RENAME_SOURCE)), (path, path1, 0),                          \
      (path_len, path1_len, 0), (fd, fd2, CLOUDABI_R(FILE_RENAME_TARGET)),                  \
      (path, path2, 0), (path_len, path2_len, 0)))                              \
-  S(file_stat_fget, TRAP, 2,                                                   \
+  S(file_stat_fget, MIXED, 2,                                                  \
     ((fd, fd, CLOUDABI_R(FILE_STAT_FGET)), (filestat_out, buf, 0)))                        \
   S(file_stat_fput, TRAP, 3,                                                   \
     ((fd, fd, 0), (filestat_in, buf, 0), (fsflags, flags, 0)))                 \

@@ -91,9 +91,10 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
  * descriptor in the guest (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD) at a
  * number whose bits say what the filter lets the guest do with it: the
  * number is 0x100 * rights + index (index below 0x100), rights a set of
- * MIRROR_READ (read, readv), MIRROR_WRITE (write, writev) and MIRROR_SEEK
- * (with MIRROR_READ: pread64; with MIRROR_WRITE: pwrite64).  Nothing else
- * is allowed on any of them (no mmap, not even close).  Lends (lends.h)
+ * MIRROR_READ (read, readv), MIRROR_WRITE (write, writev), MIRROR_SEEK
+ * (with MIRROR_READ: pread64; with MIRROR_WRITE: pwrite64) and MIRROR_STAT
+ * (fstat: a regular file's FILE_STAT_FGET).  Besides those, only close is
+ * allowed on them (no mmap).  Lends (lends.h)
  * and the loader's own descriptors stay below MIRROR_LOW.  The vDSO's
  * table VDSO_MIRRORS_SYMBOL (uint16_t per CloudABI descriptor below
  * MIRROR_FDS) names each descriptor's mirror, or 0; it is a hint the
@@ -103,9 +104,11 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
 #define MIRROR_READ 0x100
 #define MIRROR_WRITE 0x200
 #define MIRROR_SEEK 0x400
+#define MIRROR_STAT 0x800
 #define MIRROR_SPAN 0x100 /* numbers per set of rights */
 #define MIRROR_LOW 0x100
-#define MIRROR_HIGH 0x800
+#define MIRROR_HIGH 0x1000
+#define MIRROR_RANGES (MIRROR_HIGH / MIRROR_SPAN)
 #define MIRROR_FDS 1024
 #define VDSO_MIRRORS_SYMBOL "cloudabi_vdso_mirrors"
 

@@ -404,3 +404,55 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_close(cloudabi_fd_t fd) {
   long r = vdso_trap(CLOUDABI_SYS_fd_close, (long)fd, 0, 0, 0, 0, 0);
   return r < 0 ? vdso_trap_errno(r) : 0;
 }
+
+/* struct stat of Linux x86-64, as fstat fills it. */
+struct linux_stat {
+  uint64_t dev, ino, nlink;
+  uint32_t mode, uid, gid, pad0;
+  uint64_t rdev;
+  int64_t size, blksize, blocks;
+  uint64_t atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
+  int64_t unused[3];
+};
+_Static_assert(sizeof(struct linux_stat) == 144, "Linux struct stat");
+
+#define LINUX_S_IFMT 0170000u
+#define LINUX_S_IFREG 0100000u
+
+/*
+ * file_stat_fget of a file with a stat mirror (MIRROR_STAT, trap.h) is an
+ * fstat of it, converted as the supervisor converts (host/filestat.c).
+ * Anything but a regular file's answer (the inert descriptor's, say, an
+ * epoll instance that fstat does not refuse) means the mirror is gone,
+ * and the call traps.
+ */
+VDSO_EXPORT cloudabi_errno_t
+cloudabi_sys_file_stat_fget(cloudabi_fd_t fd, cloudabi_filestat_t *buf) {
+  long m = mirror_of(fd, MIRROR_STAT);
+  if (m != 0) {
+    struct linux_stat st;
+    long r = vdso_syscall2(SYS_fstat, m, (long)&st);
+    if (r == 0 && (st.mode & LINUX_S_IFMT) == LINUX_S_IFREG) {
+      cloudabi_filestat_t fs = {
+          .st_dev = st.dev,
+          .st_ino = st.ino,
+          .st_filetype = CLOUDABI_FILETYPE_REGULAR_FILE,
+          .st_nlink = st.nlink > UINT32_MAX ? UINT32_MAX
+                                            : (cloudabi_linkcount_t)st.nlink,
+          .st_size = (cloudabi_filesize_t)st.size,
+          .st_atim = st.atime * 1000000000u + st.atime_ns,
+          .st_mtim = st.mtime * 1000000000u + st.mtime_ns,
+          .st_ctim = st.ctime * 1000000000u + st.ctime_ns,
+      };
+      return vdso_copy(buf, &fs, sizeof(fs));
+    }
+    uint16_t expect = (uint16_t)m;
+    __atomic_compare_exchange_n(&cloudabi_vdso_mirrors_table[fd], &expect, 0,
+                                false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  static const struct vdso_marshal out[] = {
+      {1, -1, 0, sizeof(cloudabi_filestat_t)}};
+  long a[6] = {(long)fd, (long)buf, 0, 0, 0, 0};
+  long r = vdso_trap_marshalled(CLOUDABI_SYS_file_stat_fget, a, out, 1);
+  return r < 0 ? vdso_trap_errno(r) : 0;
+}

@@ -153,23 +153,27 @@ static void add_rules(struct rules *r) {
    * index and the bits it does not care about masked off, all else 0. */
   const uint64_t index = MIRROR_SPAN - 1;
   struct scmp_arg_cmp rd = SCMP_CMP64(
-      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_WRITE | MIRROR_SEEK),
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_WRITE | MIRROR_SEEK | MIRROR_STAT),
       MIRROR_READ);
   struct scmp_arg_cmp wr = SCMP_CMP64(
-      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ | MIRROR_SEEK),
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ | MIRROR_SEEK | MIRROR_STAT),
       MIRROR_WRITE);
-  struct scmp_arg_cmp prd = SCMP_CMP64(
-      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_WRITE),
-      MIRROR_READ | MIRROR_SEEK);
-  struct scmp_arg_cmp pwr = SCMP_CMP64(
-      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ),
-      MIRROR_WRITE | MIRROR_SEEK);
+  struct scmp_arg_cmp prd =
+      SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_WRITE | MIRROR_STAT),
+                 MIRROR_READ | MIRROR_SEEK);
+  struct scmp_arg_cmp pwr =
+      SCMP_CMP64(0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ | MIRROR_STAT),
+                 MIRROR_WRITE | MIRROR_SEEK);
+  struct scmp_arg_cmp st = SCMP_CMP64(
+      0, SCMP_CMP_MASKED_EQ, ~(index | MIRROR_READ | MIRROR_WRITE | MIRROR_SEEK),
+      MIRROR_STAT);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, &rd);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(readv), 1, &rd);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, &wr);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1, &wr);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(pread64), 1, &prd);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(pwrite64), 1, &pwr);
+  add(r, SCMP_ACT_ALLOW, SCMP_SYS(fstat), 1, &st);
 }
 
 scmp_filter_ctx filter_ctx(char *why, size_t why_size) {

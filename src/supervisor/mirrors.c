@@ -60,9 +60,10 @@ static cloudabi_rights_t mirrorable(const struct sup *s,
   if (o->type != CLOUDABI_FILETYPE_REGULAR_FILE && !stream)
     return 0;
   cloudabi_rights_t r = cap->base & (R(FD_READ) | R(FD_WRITE));
-  /* pread and pwrite: files only (a pipe has no offsets). */
+  /* pread, pwrite and fstat: files only (a pipe has no offsets, and its
+   * blocking description's stat would not be the object's). */
   if (o->type == CLOUDABI_FILETYPE_REGULAR_FILE && r != 0)
-    r |= cap->base & R(FD_SEEK);
+    r |= cap->base & (R(FD_SEEK) | R(FILE_STAT_FGET));
   /* Writes the supervisor must follow: sync flags, file limits. */
   const struct run_limits *l = &s->opts->limits;
   if ((o->flags & (CLOUDABI_FDFLAG_SYNC | CLOUDABI_FDFLAG_DSYNC)) != 0 ||
@@ -143,7 +144,8 @@ static bool take_back(struct call *c, unsigned i, bool tell) {
 static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
   unsigned bits = ((rights & R(FD_READ)) ? MIRROR_READ : 0u) |
                   ((rights & R(FD_WRITE)) ? MIRROR_WRITE : 0u) |
-                  ((rights & R(FD_SEEK)) ? MIRROR_SEEK : 0u);
+                  ((rights & R(FD_SEEK)) ? MIRROR_SEEK : 0u) |
+                  ((rights & R(FILE_STAT_FGET)) ? MIRROR_STAT : 0u);
   unsigned range = bits / MIRROR_SPAN;
   unsigned base = bits;
   /* Next fit: a number just given back is the last to be used again,

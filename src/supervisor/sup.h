@@ -72,7 +72,7 @@ struct mirrors {
   struct mirror *at; /* malloc'ed, n used of size */
   unsigned n, size;
   uint64_t used[MIRROR_HIGH / 64]; /* numbers of live records */
-  unsigned cursor[8]; /* next index to try, by set of rights (trap.h) */
+  unsigned cursor[MIRROR_RANGES]; /* next index to try, by set of rights (trap.h) */
   /* A forked child's: numbers it may hold from its parent, taken back at
    * its first call. */
   bool inherited;

@@ -38,12 +38,12 @@ pipe_of() {
   case $l in pipe:\[*\]) l=${l#pipe:[}; echo "${l%]}" ;; esac
 }
 
-# The guest's descriptors but its mirrors (trap.h: numbers 256 to 2047,
+# The guest's descriptors but its mirrors (trap.h: numbers 256 to 4095,
 # each a descriptor the supervisor holds too, of what the config granted).
 not_mirrors() { # GUEST
   local n target
   for n in $(ls /proc/"$1"/fd); do
-    if [ "$n" -ge 256 ] && [ "$n" -lt 2048 ]; then
+    if [ "$n" -ge 256 ] && [ "$n" -lt 4096 ]; then
       target=$(readlink /proc/"$1"/fd/"$n")
       for f in /proc/"$sup"/fd/*; do
         [ "$(readlink "$f")" = "$target" ] && continue 2

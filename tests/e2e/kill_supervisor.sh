@@ -39,11 +39,11 @@ guest=$(head -n 1 out.txt)
 [ -n "$guest" ] && [ -d "/proc/$guest" ] || { echo "no guest pid"; cat err.txt; exit 1; }
 
 fail=0
-# No host descriptors in the guest but mirrors (trap.h: 256 to 2047) of
+# No host descriptors in the guest but mirrors (trap.h: 256 to 4095) of
 # what the supervisor holds.
 for n in $(ls "/proc/$guest/fd"); do
   target=$(readlink "/proc/$guest/fd/$n")
-  if [ "$n" -lt 256 ] || [ "$n" -ge 2048 ] || ! ls -l "/proc/$sup/fd" | grep -qF -- "-> $target"; then
+  if [ "$n" -lt 256 ] || [ "$n" -ge 4096 ] || ! ls -l "/proc/$sup/fd" | grep -qF -- "-> $target"; then
     echo "guest holds descriptor $n ($target):"; ls -l "/proc/$guest/fd"; fail=1
   fi
 done

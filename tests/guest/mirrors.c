@@ -21,6 +21,7 @@
 #define NR_READ 0
 #define NR_WRITE 1
 #define NR_CLOSE 3
+#define NR_FSTAT 5
 #define NR_MMAP 9
 #define NR_PREAD64 17
 #define NR_PWRITE64 18
@@ -103,6 +104,10 @@ static void do_pread(long m) {
 }
 static void do_pwrite(long m) {
   rt_raw_syscall(NR_PWRITE64, m, (long)"x", 1, 0, 0, 0);
+}
+static void do_fstat(long m) {
+  char st[144];
+  rt_raw_syscall(NR_FSTAT, m, (long)st, 0, 0, 0, 0);
 }
 static void do_close(long m) {
   cloudabi_sys_proc_exit(rt_raw_syscall(NR_CLOSE, m, 0, 0, 0, 0, 0) == 0 ? 7
@@ -194,6 +199,39 @@ static void run(void) {
   RT_EXPECT(cloudabi_sys_fd_pread(rs, &piov, 1, 100, &pn), 0);
   RT_CHECK(pn == 0);
   rt_printf(out, "seekable capability: pread, not pwrite\n");
+
+  /* FILE_STAT_FGET: a stat mirror, whose fstat answers as the trapped
+   * call does, and tracks the file; none without the right. */
+  RT_CHECK(in_child(do_fstat, mr) == sys);
+  cloudabi_fd_t sf = open_rights("r.txt", R(FD_READ) | R(FILE_STAT_FGET));
+  long msf = vdso_table()[sf];
+  RT_CHECK((msf & ~(long)(MIRROR_SPAN - 1)) == (MIRROR_READ | MIRROR_STAT));
+  cloudabi_filestat_t fs1, fs2;
+  RT_EXPECT(cloudabi_sys_file_stat_fget(sf, &fs1), 0);
+  RT_EXPECT(stat_path(dir, "r.txt", false, &fs2), 0);
+  RT_CHECK(fs1.st_ino == fs2.st_ino && fs1.st_dev == fs2.st_dev &&
+           fs1.st_size == 8 && fs1.st_filetype == fs2.st_filetype &&
+           fs1.st_nlink == fs2.st_nlink && fs1.st_mtim == fs2.st_mtim &&
+           fs1.st_ctim == fs2.st_ctim);
+  put_file(dir, "r.txt", "RRRRRRRRRR");
+  RT_EXPECT(cloudabi_sys_file_stat_fget(sf, &fs1), 0);
+  RT_CHECK(fs1.st_size == 10);
+  RT_EXPECT(cloudabi_sys_file_stat_fget(sf, BAD_PTR), CLOUDABI_EFAULT);
+  /* A forged entry naming the read-only mirror: the vDSO checks the
+   * range; a taken-back number: the inert descriptor's stat is no file's. */
+  vdso_table()[sf] = (uint16_t)mr;
+  RT_EXPECT(cloudabi_sys_file_stat_fget(sf, &fs1), 0);
+  RT_CHECK(fs1.st_size == 10);
+  cloudabi_fdstat_t nost = {.fs_rights_base = R(FD_READ)};
+  RT_EXPECT(cloudabi_sys_fd_stat_put(sf, &nost, CLOUDABI_FDSTAT_RIGHTS), 0);
+  char raw[144];
+  uint32_t mode;
+  RT_CHECK(rt_raw_syscall(NR_FSTAT, msf, (long)raw, 0, 0, 0, 0) == 0);
+  memcpy(&mode, raw + 24, sizeof(mode));
+  RT_CHECK((mode & 0170000) != 0100000); /* the inert descriptor */
+  vdso_table()[sf] = (uint16_t)msf;
+  RT_EXPECT(cloudabi_sys_file_stat_fget(sf, &fs1), CLOUDABI_ENOTCAPABLE);
+  rt_printf(out, "stat capability: fstat, as the trapped call\n");
 
   /* A forked child: inherited mirrors go at its first call. */
   RT_CHECK(in_child(child_after_call, mr) == 0x107);
