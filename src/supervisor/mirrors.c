@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -22,6 +23,10 @@
 
 void mirrors_setup(struct sup *s) {
   s->mirror_inert_fd = -1;
+  /* Guests inherit our hard limit (loader/spawn.c raises the soft one). */
+  struct rlimit nofile;
+  s->mirrors_no_stat =
+      getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_max < MIRROR_HIGH;
   if (s->opts->tracer != NULL)
     return; /* --trace shows every call: none may bypass the supervisor */
   s->mirror_inert_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -63,7 +68,10 @@ static cloudabi_rights_t mirrorable(const struct sup *s,
   /* pread, pwrite and fstat: files only (a pipe has no offsets, and its
    * blocking description's stat would not be the object's). */
   if (o->type == CLOUDABI_FILETYPE_REGULAR_FILE && r != 0)
-    r |= cap->base & (R(FD_SEEK) | R(FILE_STAT_FGET));
+    r |= cap->base & R(FD_SEEK);
+  if (o->type == CLOUDABI_FILETYPE_REGULAR_FILE && r != 0 &&
+      !s->mirrors_no_stat)
+    r |= cap->base & R(FILE_STAT_FGET);
   /* Writes the supervisor must follow: sync flags, file limits. */
   const struct run_limits *l = &s->opts->limits;
   if ((o->flags & (CLOUDABI_FDFLAG_SYNC | CLOUDABI_FDFLAG_DSYNC)) != 0 ||

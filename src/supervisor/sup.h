@@ -187,6 +187,9 @@ struct sup {
    * no mirrors are made. */
   int mirror_inert_fd;
   bool mirrors_off; /* installing one failed: no more are made */
+  /* The hard RLIMIT_NOFILE leaves no room for stat mirrors' numbers
+   * (MIRROR_STAT and above): mirrors without that bit only. */
+  bool mirrors_no_stat;
   pid_t self_pid; /* ours, for kcmp */
   struct tracer *trace; /* NULL unless --trace */
   const struct sup_trace_hooks *trace_hooks;
