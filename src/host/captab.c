@@ -129,7 +129,7 @@ static cloudabi_errno_t grow(struct captab *t, uint32_t need) {
   if (slots == NULL)
     return CLOUDABI_ENOMEM;
   for (uint32_t i = t->size; i < size; i++)
-    slots[i] = (struct capability){NULL, 0, 0};
+    slots[i] = (struct capability){NULL, 0, 0, 0};
   t->slots = slots;
   t->size = size;
   return 0;
@@ -149,7 +149,7 @@ cloudabi_errno_t captab_insert_at(struct captab *t, cloudabi_fd_t fd,
     hostobj_unref(slot->obj);
   else
     t->count++;
-  *slot = (struct capability){obj, base, inheriting};
+  *slot = (struct capability){obj, base, inheriting, 0};
   hint(t, fd, obj);
   return 0;
 }
@@ -190,7 +190,7 @@ cloudabi_errno_t captab_close(struct captab *t, cloudabi_fd_t fd) {
   if (fd >= t->size || t->slots[fd].obj == NULL)
     return CLOUDABI_EBADF;
   hostobj_unref(t->slots[fd].obj);
-  t->slots[fd] = (struct capability){NULL, 0, 0};
+  t->slots[fd] = (struct capability){NULL, 0, 0, 0};
   t->count--;
   hint(t, fd, NULL);
   return 0;

@@ -71,6 +71,10 @@ struct hostobj {
 struct capability {
   struct hostobj *obj; /* NULL: free slot */
   cloudabi_rights_t base, inheriting;
+  /* Reads and writes the supervisor performed for it: a mirror is made
+   * at the second (supervisor/mirrors.h), so a file read once is never
+   * worth the ADDFD, which costs a round trip of its own. */
+  uint8_t trapped_io;
 };
 
 struct captab {

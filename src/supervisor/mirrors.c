@@ -126,12 +126,24 @@ static void forget(struct gproc *p, unsigned i) {
   ms->at[i] = ms->at[--ms->n];
 }
 
-/* Takes record i back on c's call, telling the vDSO unless it knows;
- * false if the process had to go. */
-static bool take_back(struct call *c, unsigned i, bool tell) {
+static long kcmp_file(pid_t a, pid_t b, int fa, int fb) {
+  return syscall(SYS_kcmp, a, b, KCMP_FILE, fa, fb);
+}
+
+/* Takes record i back on c's call; false if the process had to go.
+ * closed: the vDSO closed the number itself (an fd_close without a
+ * trap), so only if the guest still holds our descriptor there does it
+ * need the inert one: ADDFD costs a round trip to the guest's task (it
+ * installs the descriptor itself), kcmp a system call. */
+static bool take_back(struct call *c, unsigned i, bool closed) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirror m = p->mirrors.at[i];
+  int src = m.blocking ? m.obj->blocking_fd : m.obj->fd;
+  if (closed && kcmp_file(p->pid, getpid(), m.gfd, src) != 0) {
+    forget(p, i);
+    return true;
+  }
   if (addfd(c, s->mirror_inert_fd, m.gfd) != 0) {
     /* ENOENT: the caller was killed, and with it the process. */
     if (errno != ENOENT) {
@@ -141,7 +153,7 @@ static bool take_back(struct call *c, unsigned i, bool tell) {
     }
     return false;
   }
-  if (tell)
+  if (!closed)
     tell_vdso(s, p, m.capfd, 0);
   forget(p, i);
   return true;
@@ -190,13 +202,17 @@ static void offer(struct call *c, cloudabi_fd_t capfd) {
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return;
+  if (cap->trapped_io < 1) {
+    cap->trapped_io++;
+    return;
+  }
   for (unsigned i = 0; i < ms->n; i++) {
     if (ms->at[i].capfd != capfd)
       continue;
     if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights &&
         ms->at[i].blocking == use_blocking(cap->obj))
       return; /* the vDSO lost its hint: a legitimate failure it retried */
-    if (!take_back(c, i, true))
+    if (!take_back(c, i, false))
       return;
     break;
   }
@@ -231,14 +247,14 @@ static void offer(struct call *c, cloudabi_fd_t capfd) {
 
 /* After a call that may have closed, replaced or narrowed a capability:
  * every mirror that no longer matches goes, before the call is answered. */
-static void validate(struct call *c, bool tell) {
+static void validate(struct call *c, bool closed) {
   struct gproc *p = c->proc;
   for (unsigned i = 0; i < p->mirrors.n;) {
     if (valid(c->sup, p, &p->mirrors.at[i])) {
       i++;
       continue;
     }
-    if (!take_back(c, i, tell)) /* moves the last record to i */
+    if (!take_back(c, i, closed)) /* moves the last record to i */
       return;
   }
 }
@@ -254,17 +270,11 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
     if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
       offer(c, (cloudabi_fd_t)c->args[0]);
     break;
-  case CLOUDABI_SYS_file_open:
-    /* At once: a file is opened to be read or written, and with its
-     * mirror in place the first read needs no trap either (trap.h). */
-    if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
-      offer(c, (cloudabi_fd_t)c->result);
-    break;
   case CLOUDABI_SYS_fd_close:
   case CLOUDABI_SYS_fd_replace:
   case CLOUDABI_SYS_fd_stat_put:
     if (c->proc->mirrors.n != 0)
-      validate(c, true);
+      validate(c, false);
     break;
   default:
     break;
@@ -275,7 +285,7 @@ void mirrors_closed(struct call *c) {
   /* The vDSO cleared its entries when it closed them (a lie there only
    * leaves a hint to the inert descriptor). */
   if (c->proc->mirrors.n != 0)
-    validate(c, false);
+    validate(c, true);
 }
 
 void mirrors_settle_inherited(struct call *c) {
@@ -295,10 +305,6 @@ void mirrors_settle_inherited(struct call *c) {
     ms->stale[gfd / 64] &= ~(1ull << (gfd % 64));
   }
   ms->inherited = false;
-}
-
-static long kcmp_file(pid_t a, pid_t b, int fa, int fb) {
-  return syscall(SYS_kcmp, a, b, KCMP_FILE, fa, fb);
 }
 
 bool mirrors_inherit(struct sup *s, struct gproc *parent, struct gproc *child) {
