@@ -71,8 +71,8 @@
  * vDSO's fd_close turns OPEN into CLOSED with a compare-and-swap, closes
  * the descriptor's mirror if it has one, adds one to the word at
  * IOSLOT_CLOSES_PENDING and returns without a trap; the supervisor closes
- * every CLOSED descriptor, and puts the inert descriptor where its mirror
- * was, before it looks at the process's next trapped call, so no call can
+ * every CLOSED descriptor, and makes sure its mirror is gone, before it
+ * looks at the process's next trapped call, so no call can
  * tell the difference.  The
  * bytes are the guest's: a lie only closes, or fails to close quietly,
  * the guest's own descriptors.

@@ -4,8 +4,9 @@
  * a trap, with the filter allowing on each number only what its range
  * says.  The supervisor keeps every mirror in step with the capability it
  * came from:
- *   - installed when file_open makes a capability, or after a trapped
- *     fd_read or fd_write of one, whose
+ *   - installed after the second trapped fd_read or fd_write of a
+ *     capability (ADDFD is carried out by the guest's task, a round trip
+ *     of its own: not worth it for a file read once) whose
  *     rights the kernel can enforce alone (FD_READ and/or FD_WRITE on a
  *     host descriptor open for them; a regular file, or a pipe or device
  *     the supervisor holds non-blocking; not a socket, whose descriptors
@@ -15,8 +16,9 @@
  *     the very call, before it is answered) once fd_close, fd_replace or
  *     fd_stat_put leaves it naming something its capability no longer
  *     grants; a file's close without a trap (trap.h) closes the mirror in
- *     the guest at once, and the supervisor puts the inert descriptor
- *     there before it dispatches the process's next call;
+ *     the guest at once, and before it dispatches the process's next call
+ *     the supervisor checks that it is gone (kcmp), or puts the inert
+ *     descriptor there;
  *   - in a forked child, every inherited one taken back at its first call
  *     (its table is a copy of a moment the records may not match); its
  *     vDSO table is cleared before it runs;
