@@ -113,6 +113,18 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
 #define VDSO_MIRRORS_SYMBOL "cloudabi_vdso_mirrors"
 
 /*
+ * A call answered with a mirror: the supervisor installs the mirror and
+ * answers in one step (SECCOMP_ADDFD_FLAG_SEND), so the call returns the
+ * mirror's number; its own result is then in the last 16 bytes of the
+ * call's I/O slot, TRAP_ANSWER_TAG | the mirror's number, then the result
+ * (a descriptor, whose vDSO table entry the vDSO sets).  file_open does
+ * this: a file is opened to be read or written.  The vDSO clears the tag
+ * before each marshalled call; inputs never reach those bytes.
+ */
+#define IOSLOT_ANSWER (IOSLOT_SIZE - 16)
+#define TRAP_ANSWER_TAG (0x5109ull << 48)
+
+/*
  * cloudabi-run --deterministic: the vDSO's exported struct trap_det, zero
  * (off) unless the supervisor fills it in, at a process's start-up call
  * (on, ticks 0, its seed) and in a forked child before it runs (its own

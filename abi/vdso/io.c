@@ -137,7 +137,7 @@ long vdso_trap_marshalled(unsigned sysno, long a[6],
     const struct vdso_marshal *m = &ops[k];
     size_t len = m->len_arg >= 0 ? (size_t)a[m->len_arg] : m->size;
     off = (off + 7) & ~(size_t)7;
-    if (len > IOSLOT_SIZE - off) {
+    if (len > IOSLOT_ANSWER - off) {
       fits = 0;
       break;
     }
@@ -151,7 +151,17 @@ long vdso_trap_marshalled(unsigned sysno, long a[6],
   if (!fits)
     for (int i = 0; i < 6; i++)
       a[i] = orig[i];
+  volatile uint64_t *answer = (volatile uint64_t *)(s.data + IOSLOT_ANSWER);
+  answer[0] = 0;
   long r = vdso_trap(sysno, a[0], a[1], a[2], a[3], a[4], a[5]);
+  if (fits && r >= 0 && answer[0] == (TRAP_ANSWER_TAG | (uint64_t)r)) {
+    /* Answered with a mirror (trap.h): r is its number. */
+    uint64_t result = answer[1];
+    if (result < MIRROR_FDS)
+      __atomic_store_n(&cloudabi_vdso_mirrors_table[result], (uint16_t)r,
+                       __ATOMIC_RELAXED);
+    r = (long)result;
+  }
   if (fits && r >= 0) {
     off = 0;
     for (size_t k = 0; k < nops; k++) {

@@ -171,7 +171,8 @@ static void process_notification(struct sup *s, int listener,
   if (e != CALL_PARKED && e != CALL_ABANDONED) {
     mirrors_after(&c, e);
     lends_settle(&c);
-    sup_reply(listener, c.id, e, c.result);
+    if (!mirrors_answer(&c, e))
+      sup_reply(listener, c.id, e, c.result);
   }
 }
 

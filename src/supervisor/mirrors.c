@@ -181,59 +181,92 @@ static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
   return -1;
 }
 
-/* After a trapped read or write of capfd, or its file_open: mirror it if
- * it can be and is not. */
-static void offer(struct call *c, cloudabi_fd_t capfd) {
+/* Installs gfd for c: the plain way, or (answer: the call's I/O slot,
+ * trap.h) answering the call in the same step. */
+static int install(struct call *c, int src, int gfd, uint64_t *answer) {
+  struct seccomp_notif_addfd add = {
+      .id = c->id,
+      .flags = SECCOMP_ADDFD_FLAG_SETFD,
+      .srcfd = (uint32_t)src,
+      .newfd = (uint32_t)gfd,
+      .newfd_flags = 0,
+  };
+  if (answer == NULL)
+    return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : -1;
+  __atomic_store_n(&answer[1], c->result, __ATOMIC_RELAXED);
+  __atomic_store_n(&answer[0], TRAP_ANSWER_TAG | (uint64_t)gfd,
+                   __ATOMIC_RELEASE);
+  add.flags |= SECCOMP_ADDFD_FLAG_SEND;
+  if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
+    return 0;
+  __atomic_store_n(&answer[0], 0, __ATOMIC_RELAXED);
+  return -1;
+}
+
+/* Mirrors capfd if it can be and is not, after a trapped read or write
+ * (the second: trapped_io) or, answering the call, its file_open.  True
+ * if the call was answered. */
+static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirrors *ms = &p->mirrors;
   struct capability *cap;
   if (capfd >= MIRROR_FDS || captab_get(&p->fds, capfd, 0, &cap) != 0)
-    return;
+    return false;
   cloudabi_rights_t rights = mirrorable(s, cap);
   if (rights == 0)
-    return;
+    return false;
   int fl = fcntl(cap->obj->fd, F_GETFL);
   if (fl < 0)
-    return;
+    return false;
   if ((fl & O_ACCMODE) == O_WRONLY)
     rights &= ~R(FD_READ);
   if ((fl & O_ACCMODE) == O_RDONLY)
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
-    return;
-  if (cap->trapped_io < 1) {
+    return false;
+  if (answer == NULL && cap->trapped_io < 1) {
     cap->trapped_io++;
-    return;
+    return false;
   }
   for (unsigned i = 0; i < ms->n; i++) {
     if (ms->at[i].capfd != capfd)
       continue;
     if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights &&
         ms->at[i].blocking == use_blocking(cap->obj))
-      return; /* the vDSO lost its hint: a legitimate failure it retried */
+      return false; /* the vDSO lost its hint: a legitimate failure */
     if (!take_back(c, i, false))
-      return;
+      return false;
     break;
   }
   int gfd = pick(ms, rights);
   if (gfd < 0)
-    return;
+    return false;
   if (ms->n == ms->size) {
     unsigned size = ms->size != 0 ? ms->size * 2 : 8;
     struct mirror *at = realloc(ms->at, size * sizeof(*at));
     if (at == NULL)
-      return;
+      return false;
     ms->at = at;
     ms->size = size;
   }
   bool blocking = use_blocking(cap->obj);
-  if (addfd(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd) != 0) {
+  if (install(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd,
+              answer) != 0) {
+    /* ENOENT: the caller is gone, nothing to answer. */
+    if (errno == ENOENT)
+      return answer != NULL;
+    /* No ADDFD_FLAG_SEND (Linux before 5.14): mirrors at the second
+     * read or write only. */
+    if (answer != NULL && errno == EINVAL) {
+      s->mirrors_no_send = true;
+      return false;
+    }
     /* Too few descriptors allowed (RLIMIT_NOFILE), or no SETFD: stop
      * making them (those made can still be taken back). */
     if (errno == ENOTTY || errno == EINVAL || errno == EMFILE)
       s->mirrors_off = true;
-    return; /* ENOENT: the caller is gone; EBADF: this object cannot be */
+    return false; /* EBADF: this object cannot be */
   }
   hostobj_ref(cap->obj);
   ms->at[ms->n++] = (struct mirror){.capfd = capfd,
@@ -242,7 +275,29 @@ static void offer(struct call *c, cloudabi_fd_t capfd) {
                                     .rights = rights,
                                     .blocking = blocking};
   ms->used[gfd / 64] |= 1ull << (gfd % 64);
-  tell_vdso(s, p, capfd, (uint16_t)gfd);
+  /* Answered: the vDSO writes its own table entry (trap.h). */
+  if (answer == NULL)
+    tell_vdso(s, p, capfd, (uint16_t)gfd);
+  return answer != NULL;
+}
+
+bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
+  struct sup *s = c->sup;
+  struct gproc *p = c->proc;
+  if (e != 0 || p == NULL || c->sysno != CLOUDABI_SYS_file_open ||
+      s->mirror_inert_fd < 0 || s->mirrors_off || s->mirrors_no_send ||
+      p->ioslots == NULL)
+    return false;
+  /* The path came in a slot: its answer bytes are the call's. */
+  uint64_t path = c->args[1];
+  if ((path & TRAP_SLOT_MASK) != TRAP_SLOTADDR_TAG)
+    return false;
+  uint64_t index = (path >> 32) & 0xffff;
+  if (index >= IOSLOT_COUNT)
+    return false;
+  uint64_t *answer =
+      (uint64_t *)(p->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER);
+  return offer(c, (cloudabi_fd_t)c->result, answer);
 }
 
 /* After a call that may have closed, replaced or narrowed a capability:
@@ -268,7 +323,7 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
   case CLOUDABI_SYS_fd_pread:
   case CLOUDABI_SYS_fd_pwrite:
     if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
-      offer(c, (cloudabi_fd_t)c->args[0]);
+      offer(c, (cloudabi_fd_t)c->args[0], NULL);
     break;
   case CLOUDABI_SYS_fd_close:
   case CLOUDABI_SYS_fd_replace:

@@ -40,6 +40,9 @@ void mirrors_teardown(struct sup *s);
 
 /* After c was dispatched with result e, before it is answered. */
 void mirrors_after(struct call *c, cloudabi_errno_t e);
+/* Answers c with a mirror of what it opened if it can (trap.h, "A call
+ * answered with a mirror"): true if c was answered. */
+bool mirrors_answer(struct call *c, cloudabi_errno_t e);
 void mirrors_settle_inherited(struct call *c);
 /* Before c is dispatched, after descriptors closed without a trap were
  * closed: their mirrors become the inert descriptor. */

@@ -190,6 +190,7 @@ struct sup {
   /* The hard RLIMIT_NOFILE leaves no room for stat mirrors' numbers
    * (MIRROR_STAT and above): mirrors without that bit only. */
   bool mirrors_no_stat;
+  bool mirrors_no_send; /* no SECCOMP_ADDFD_FLAG_SEND (Linux < 5.14) */
   pid_t self_pid; /* ours, for kcmp */
   struct tracer *trace; /* NULL unless --trace */
   const struct sup_trace_hooks *trace_hooks;
