@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -88,8 +89,19 @@ int fsview_add(struct fsview *v, const char *dest, const char *src, bool ro,
     return -1;
   }
   v->mounts = m;
-  /* O_PATH: the source is only a place to resolve beneath. */
-  int fd = open(src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  /* O_PATH: the source is only a place to resolve beneath (or, for a
+   * file, to reopen). */
+  int fd = open(src, O_PATH | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  if (fd >= 0 && strcmp(d, "/") == 0 && !S_ISDIR(st.st_mode)) {
+    close(fd);
+    fd = -1;
+    errno = ENOTDIR;
+  }
   if (fd < 0) {
     int err = errno;
     snprintf(why, why_size, "%s: %s", src, strerror(err));
@@ -97,7 +109,7 @@ int fsview_add(struct fsview *v, const char *dest, const char *src, bool ro,
     errno = err;
     return -1;
   }
-  m[v->nmounts++] = (struct fsview_mount){d, fd, ro};
+  m[v->nmounts++] = (struct fsview_mount){d, fd, !S_ISDIR(st.st_mode), ro};
   return 0;
 }
 
@@ -160,8 +172,22 @@ int fsview_open(const struct fsview *v, const char *path, int flags,
                  (follow ? 0 : RESOLVE_NO_SYMLINKS),
   };
   long fd = -1;
+  char self[64];
+  if (m->file) {
+    /* A file mounted at dest: dest itself is the file, nothing is
+     * beneath it.  Reopened through our own descriptor, which is the
+     * file the runtime named, whatever its host path holds now. */
+    if (strcmp(rest, ".") != 0) {
+      free(norm);
+      errno = ENOTDIR;
+      return -1;
+    }
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", m->fd);
+    how.resolve = 0;
+  }
   for (int tries = 0; tries < 16; tries++) {
-    fd = syscall(SYS_openat2, m->fd, rest, &how, sizeof(how));
+    fd = m->file ? syscall(SYS_openat2, AT_FDCWD, self, &how, sizeof(how))
+                 : syscall(SYS_openat2, m->fd, rest, &how, sizeof(how));
     if (fd >= 0 || (errno != EAGAIN && errno != EINTR))
       break;
   }

@@ -16,7 +16,8 @@
 
 struct fsview_mount {
   char *dest; /* normalised, absolute; "/" is the root itself */
-  int fd;     /* the source directory (O_PATH), owned by the view */
+  int fd;     /* the source (O_PATH), owned by the view */
+  bool file;  /* the source is no directory: only dest itself names it */
   bool ro;    /* read-only: no write opens, read-only directory rights */
 };
 
