@@ -162,6 +162,26 @@ static int write_pid_file(const char *path, pid_t pid) {
   return 0;
 }
 
+/* mkdir -p, private: callers name roots like /run/containerd/runc/NS. */
+static int make_root(const char *root) {
+  char path[4096];
+  if (snprintf(path, sizeof(path), "%s", root) >= (int)sizeof(path)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p != '\0')
+      continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+      return -1;
+    *p = c;
+    if (c == '\0')
+      return 0;
+  }
+}
+
 /* After the checks: the state folder, the process, the files. */
 static int launch(const struct oci_ctx *c, const struct oci_create_args *a,
                   const char *bundle, const struct oci_spec *s) {
@@ -171,7 +191,7 @@ static int launch(const struct oci_ctx *c, const struct oci_create_args *a,
   if (!oci_state_path(c->root, a->id, NULL, dir, sizeof(dir)) ||
       !oci_state_path(c->root, a->id, "exec.fifo", fifo, sizeof(fifo)))
     return fail(c, "%s: state path too long%s", c->root, "");
-  if (mkdir(c->root, 0700) != 0 && errno != EEXIST)
+  if (make_root(c->root) != 0)
     return fail(c, "%s: %s", c->root, strerror(errno));
   if (mkdir(dir, 0700) != 0)
     return errno == EEXIST

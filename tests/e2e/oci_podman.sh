@@ -7,7 +7,7 @@
 #
 # usage: oci_podman.sh CLOUDABI_OCI GUEST_PROGRAM
 set -u
-OCI=$1 GUEST=$2
+OCI=$(realpath "$1") GUEST=$2
 command -v podman >/dev/null || { echo "SKIP: podman is not installed (apt-get install podman)"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (podman's rootless mode needs subuids)"; exit 77; }
 TMP=$(mktemp -d /tmp/oci_podman.XXXXXX)
