@@ -22,6 +22,16 @@ void oci_log_close(struct oci_log *l) {
   l->file = NULL;
 }
 
+void oci_now(char *buf, size_t size) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char sec[40];
+  strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(buf, size, "%s.%09ldZ", sec, ts.tv_nsec);
+}
+
 void oci_log(const struct oci_log *l, const char *level, const char *fmt,
              ...) {
   char msg[2048];
@@ -32,18 +42,14 @@ void oci_log(const struct oci_log *l, const char *level, const char *fmt,
   fprintf(stderr, "cloudabi-oci: %s\n", msg);
   if (l->file == NULL)
     return;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  gmtime_r(&ts.tv_sec, &tm);
   char when[64];
-  strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+  oci_now(when, sizeof(when));
   if (l->json) {
     fprintf(l->file, "{\"level\":\"%s\",\"msg\":", level);
     json_string(l->file, msg);
-    fprintf(l->file, ",\"time\":\"%s.%09ldZ\"}\n", when, ts.tv_nsec);
+    fprintf(l->file, ",\"time\":\"%s\"}\n", when);
   } else {
-    fprintf(l->file, "%s.%09ldZ %s: %s\n", when, ts.tv_nsec, level, msg);
+    fprintf(l->file, "%s %s: %s\n", when, level, msg);
   }
   fflush(l->file);
 }

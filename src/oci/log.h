@@ -7,6 +7,7 @@
 #define OCI_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct oci_log {
@@ -17,6 +18,9 @@ struct oci_log {
 /* Opens path for appending (NULL: none).  0, or -1 with errno. */
 int oci_log_open(struct oci_log *l, const char *path, bool json);
 void oci_log_close(struct oci_log *l);
+
+/* The time now as RFC 3339 UTC with nanoseconds, as runc writes it. */
+void oci_now(char *buf, size_t size);
 
 void oci_log(const struct oci_log *l, const char *level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

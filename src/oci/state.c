@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
+#include "log.h"
 
 bool oci_id_valid(const char *id) {
   size_t n = strlen(id);
@@ -103,18 +103,14 @@ int oci_state_write(const char *root, const char *id, pid_t pid,
   FILE *f = fopen(tmp, "we");
   if (f == NULL)
     return -1;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  gmtime_r(&ts.tv_sec, &tm);
   char when[64];
-  strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+  oci_now(when, sizeof(when));
   fputs("{\"id\":", f);
   json_string(f, id);
   fprintf(f, ",\"pid\":%d,\"starttime\":\"%llu\",\"bundle\":", (int)pid,
           starttime);
   json_string(f, bundle);
-  fprintf(f, ",\"created\":\"%s.%09ldZ\",\"annotations\":", when, ts.tv_nsec);
+  fprintf(f, ",\"created\":\"%s\",\"annotations\":", when);
   write_object(f, annotations);
   fputs("}\n", f);
   bool ok = ferror(f) == 0;
