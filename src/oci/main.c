@@ -173,6 +173,9 @@ int main(int argc, char **argv) {
       {"--systemd-cgroup", NULL, false, &ignored},
       {"--rootless", NULL, true, &ignored},
       {"--criu", NULL, true, &ignored},
+      /* podman --cgroups=disabled passes crun's --cgroup-manager disabled;
+       * no cgroup is made in any case. */
+      {"--cgroup-manager", NULL, true, &ignored},
       {NULL, NULL, false, NULL}};
   /* Global options run up to the verb. */
   int i = 1;

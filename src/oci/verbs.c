@@ -76,6 +76,15 @@ int oci_start(const struct oci_ctx *c, const char *id) {
 
 int oci_state(const struct oci_ctx *c, const char *id) {
   struct oci_state s;
+  if (oci_id_valid(id) && oci_state_read(c->root, id, &s) != 0 &&
+      errno == ENOENT && oci_state_exists(c->root, id)) {
+    /* create has made the folder and not yet recorded the process. */
+    printf("{\n  \"ociVersion\": \"%s\",\n  \"id\": ", OCI_VERSION);
+    json_string(stdout, id);
+    printf(",\n  \"pid\": 0,\n  \"status\": \"creating\",\n"
+           "  \"bundle\": \"\"\n}\n");
+    return fflush(stdout) == 0 ? 0 : 1;
+  }
   if (load(c, id, &s) != 0)
     return 1;
   const char *status = oci_status(c->root, &s);

@@ -67,6 +67,9 @@ out=$("${run[@]}" --rm "$IMAGE" 2>&1)
 expect "hello prints" "$out" "hello from a CloudABI container"
 "${run[@]}" --rm "$IMAGE" /bin/prog /etc/exit7.yaml >/dev/null 2>&1
 expect "exit status 7 passes through" "$?" 7
+out=$("${run[@]}" --rm --cgroups=disabled "$IMAGE" 2>&1)
+expect "--cgroups=disabled" "$out" "hello from a CloudABI container"
+expect "podman info names the runtime" "$("${P[@]}" info --format '{{.Host.OCIRuntime.Name}}' 2>&1)" cloudabi
 out=$(printf 'one\ntwo\n' | "${run[@]}" --rm -i "$IMAGE" /bin/prog /etc/cat.yaml 2>&1)
 expect "-i feeds stdin" "$out" "$(printf 'one\ntwo')"
 

@@ -181,6 +181,13 @@ check("delete of a stopped container", st == 0 and state("hello") is None)
 expect_error("state of a deleted container fails", oci("state", "hello")[0],
              "does not exist")
 
+os.makedirs(os.path.join(STATE, "half"))
+s = state("half")
+check("a container being created is creating", s is not None and
+      s["status"] == "creating" and s["pid"] == 0, repr(s))
+check("delete removes it", oci("delete", "half")[0] == 0 and
+      not os.path.exists(os.path.join(STATE, "half")))
+
 # -- exit statuses -------------------------------------------------------
 status, text = run_to_end("exit7", bundle("exit7", "do: exit\ncode: 7\n"))
 check("exit status 7 passes through", status == 7, "%r %r" % (status, text))
