@@ -30,11 +30,8 @@
 /* Up to this many arguments for cloudabi-run besides the mounts. */
 #define FIXED_ARGS 16
 
-static int fail(const struct oci_ctx *c, const char *fmt, const char *a,
-                const char *b) {
-  oci_log(&c->log, "error", fmt, a, b);
-  return 1;
-}
+/* Logs an error and is create's failure status. */
+#define FAIL(c, ...) (oci_log(&(c)->log, "error", __VA_ARGS__), 1)
 
 /* The program inside the view must be a CloudABI executable: say so at
  * create, where podman shows it, not in the container's output. */
@@ -48,20 +45,20 @@ static int check_program(const struct oci_ctx *c, const struct oci_spec *s) {
                    s->mounts[i].ro, why, sizeof(why));
   if (e != 0) {
     fsview_free(&v);
-    return fail(c, "cannot open the bundle's file system: %s%s", why, "");
+    return FAIL(c, "cannot open the bundle's file system: %s", why);
   }
   e = fsview_set_cwd(&v, s->cwd);
   bool ro;
   int fd = e == 0 ? fsview_open(&v, s->program, O_RDONLY, true, &ro) : -1;
   fsview_free(&v);
   if (fd < 0)
-    return fail(c, "%s: %s (process.args[0], inside the rootfs)", s->program,
+    return FAIL(c, "%s: %s (process.args[0], inside the rootfs)", s->program,
                 strerror(errno));
   struct elf_info info;
   e = elf_check(fd, &info, why, sizeof(why));
   close(fd);
   if (e != 0)
-    return fail(c, "%s: not a CloudABI executable: %s", s->program, why);
+    return FAIL(c, "%s: not a CloudABI executable: %s", s->program, why);
   return 0;
 }
 
@@ -187,16 +184,16 @@ static int launch(const struct oci_ctx *c, const struct oci_create_args *a,
                   const char *bundle, const struct oci_spec *s) {
   char runner[PATH_MAX], dir[4096], fifo[4096];
   if (runner_path(runner, sizeof(runner)) != 0 || access(runner, X_OK) != 0)
-    return fail(c, "cannot find cloudabi-run beside cloudabi-oci%s%s", "", "");
+    return FAIL(c, "cannot find cloudabi-run beside cloudabi-oci");
   if (!oci_state_path(c->root, a->id, NULL, dir, sizeof(dir)) ||
       !oci_state_path(c->root, a->id, "exec.fifo", fifo, sizeof(fifo)))
-    return fail(c, "%s: state path too long%s", c->root, "");
+    return FAIL(c, "%s: state path too long", c->root);
   if (make_root(c->root) != 0)
-    return fail(c, "%s: %s", c->root, strerror(errno));
+    return FAIL(c, "%s: %s", c->root, strerror(errno));
   if (mkdir(dir, 0700) != 0)
     return errno == EEXIST
-               ? fail(c, "container with id %s already exists%s", a->id, "")
-               : fail(c, "%s: %s", dir, strerror(errno));
+               ? FAIL(c, "container with id %s already exists", a->id)
+               : FAIL(c, "%s: %s", dir, strerror(errno));
   char **store = calloc(FIXED_ARGS + 2 * s->nmounts + 1, sizeof(*store));
   char **argv = store != NULL ? run_argv(runner, s, store) : NULL;
   int status = 1;
@@ -241,20 +238,18 @@ static int launch(const struct oci_ctx *c, const struct oci_create_args *a,
 
 int oci_create(const struct oci_ctx *c, const struct oci_create_args *a) {
   if (!oci_id_valid(a->id))
-    return fail(c, "invalid container id \"%s\"%s", a->id, "");
+    return FAIL(c, "invalid container id \"%s\"", a->id);
   if (a->console_socket != NULL)
-    return fail(c,
-                "--console-socket: cloudabi-oci gives a CloudABI program no "
-                "terminal (run without -t / --tty)%s%s",
-                "", "");
+    return FAIL(c, "--console-socket: cloudabi-oci gives a CloudABI program "
+                   "no terminal (run without -t / --tty)");
   char bundle[PATH_MAX];
   if (realpath(a->bundle, bundle) == NULL)
-    return fail(c, "--bundle %s: %s", a->bundle, strerror(errno));
+    return FAIL(c, "--bundle %s: %s", a->bundle, strerror(errno));
   struct oci_spec s;
   char why[4200];
   if (oci_spec_read(bundle, &s, why, sizeof(why)) != 0) {
     oci_spec_free(&s);
-    return fail(c, "%s%s", why, "");
+    return FAIL(c, "%s", why);
   }
   int status = check_program(c, &s);
   if (status == 0)
