@@ -76,8 +76,9 @@ int oci_start(const struct oci_ctx *c, const char *id) {
 
 int oci_state(const struct oci_ctx *c, const char *id) {
   struct oci_state s;
-  if (oci_id_valid(id) && oci_state_read(c->root, id, &s) != 0 &&
-      errno == ENOENT && oci_state_exists(c->root, id)) {
+  bool recorded = oci_id_valid(id) && oci_state_read(c->root, id, &s) == 0;
+  if (!recorded && oci_id_valid(id) && errno == ENOENT &&
+      oci_state_exists(c->root, id)) {
     /* create has made the folder and not yet recorded the process. */
     printf("{\n  \"ociVersion\": \"%s\",\n  \"id\": ", OCI_VERSION);
     json_string(stdout, id);
@@ -85,7 +86,8 @@ int oci_state(const struct oci_ctx *c, const char *id) {
            "  \"bundle\": \"\"\n}\n");
     return fflush(stdout) == 0 ? 0 : 1;
   }
-  if (load(c, id, &s) != 0)
+  /* load says why there is none. */
+  if (!recorded && load(c, id, &s) != 0)
     return 1;
   const char *status = oci_status(c->root, &s);
   printf("{\n  \"ociVersion\": \"%s\",\n  \"id\": ", OCI_VERSION);
