@@ -62,7 +62,7 @@ printf "${head}do: exit\ncode: 7\n" >"$rootfs/etc/exit7.yaml"
 printf "${head}do: sleep\n" >"$rootfs/etc/sleep.yaml"
 printf "${head}do: read\nfile: !file {path: /data/f.txt}\ndir: !file {path: /data}\n" >"$rootfs/etc/read.yaml"
 echo "from the host" >"$TMP/data/f.txt"
-run=("${C[@]}" run --rootfs --runc-binary "$OCI")
+run=("${C[@]}" run --fifo-dir "$TMP/fifo" --rootfs --runc-binary "$OCI")
 
 out=$("${run[@]}" --rm "$rootfs" hello /bin/prog /etc/hello.yaml 2>&1)
 expect "hello prints" "$out" "hello from a CloudABI container"

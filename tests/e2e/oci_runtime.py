@@ -7,6 +7,7 @@ status is ours to collect, as theirs is.
 usage: oci_runtime.py CLOUDABI_OCI GUEST_PROGRAM
 Prints one line per check and exits 1 if any failed.
 """
+import atexit
 import ctypes
 import json
 import os
@@ -22,6 +23,9 @@ TMP = tempfile.mkdtemp(prefix="oci_runtime.")
 STATE = os.path.join(TMP, "state")
 LOG = os.path.join(TMP, "log.json")
 failed = 0
+
+# Removed however the checks end (an exception included).
+atexit.register(shutil.rmtree, TMP, True)
 
 PR_SET_CHILD_SUBREAPER = 36
 libc = ctypes.CDLL(None, use_errno=True)
@@ -371,7 +375,6 @@ reap_orphans()
 check("the state folder is empty at the end", os.listdir(STATE) == [],
       repr(os.listdir(STATE)))
 
-shutil.rmtree(TMP)
 print("oci_runtime: %d checks failed" % failed if failed else
       "oci_runtime: all checks passed")
 sys.exit(1 if failed else 0)
