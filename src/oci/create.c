@@ -115,6 +115,70 @@ static char **run_argv(const char *runner, const struct oci_spec *s,
   return argv;
 }
 
+/*
+ * The config must open as the run will: cloudabi-run --plan on the same
+ * arguments (nothing is created, no socket made), so that a config that
+ * names what is not there fails create, with its own line in the log,
+ * rather than the container.  Returns 0, or 1 after logging.
+ */
+static int check_config(const struct oci_ctx *c, char **argv) {
+  size_t n = 0;
+  while (argv[n] != NULL)
+    n++;
+  char **plan = calloc(n + 2, sizeof(*plan));
+  int p[2] = {-1, -1};
+  if (plan == NULL || pipe2(p, O_CLOEXEC) != 0) {
+    free(plan);
+    return FAIL(c, "cannot check the config: %s", strerror(errno));
+  }
+  plan[0] = argv[0];
+  plan[1] = "--plan";
+  memcpy(plan + 2, argv + 1, n * sizeof(*plan)); /* with the NULL */
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* The plan itself is not wanted; what is wrong with it is. */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+        dup2(p[1], STDERR_FILENO) < 0)
+      _exit(127);
+    execv(plan[0], plan);
+    _exit(127);
+  }
+  free(plan);
+  close(p[1]);
+  char why[2048];
+  size_t len = 0;
+  for (;;) {
+    char chunk[512];
+    ssize_t got = read(p[0], chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    /* Keep the first lines; drain the rest so that it never blocks. */
+    size_t take = (size_t)got < sizeof(why) - 1 - len ? (size_t)got
+                                                       : sizeof(why) - 1 - len;
+    memcpy(why + len, chunk, take);
+    len += take;
+  }
+  close(p[0]);
+  int st = 0;
+  if (pid < 0)
+    return FAIL(c, "cannot check the config: fork: %s", strerror(errno));
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+    return 0;
+  /* One log line: the lines of the message joined. */
+  while (len > 0 && why[len - 1] == '\n')
+    len--;
+  why[len] = '\0';
+  for (char *q = why; (q = strchr(q, '\n')) != NULL;)
+    *q = ' ';
+  return FAIL(c, "%s", len > 0 ? why : "the config cannot be opened");
+}
+
 /* The container process: waits for start, then becomes cloudabi-run. */
 static _Noreturn void container(const char *fifo, const char *netns,
                                 char **argv) {
@@ -200,6 +264,8 @@ static int launch(const struct oci_ctx *c, const struct oci_create_args *a,
   pid_t pid = -1;
   if (argv == NULL) {
     oci_log(&c->log, "error", "out of memory");
+  } else if (check_config(c, argv) != 0) {
+    /* logged */
   } else if (mkfifo(fifo, 0600) != 0) {
     oci_log(&c->log, "error", "%s: %s", fifo, strerror(errno));
   } else {
