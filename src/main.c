@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "config/fsview.h"
 #include "loader/elf_check.h"
 #include "loader/prog_image.h"
 #include "options.h"
@@ -20,7 +21,8 @@
 #include "calls/syscall_table.h"
 #include "trace/trace.h"
 
-static struct config_plan *parse_config(const struct options *o);
+static struct config_plan *parse_config(const struct options *o,
+                                         const struct fsview *view);
 
 /* The test tree builds this file again with a hook that attacks from
  * inside the confined supervisor (tests/confine/); never this binary. */
@@ -36,7 +38,8 @@ int CONFINE_TEST_CAP(int abi);
 #define EXIT_NOT_STARTED 127
 
 /* The config, parsed, with the flags added; NULL after printing why not. */
-static struct config_plan *read_config(const struct options *o) {
+static struct config_plan *read_config(const struct options *o,
+                                        const struct fsview *view) {
   struct config_diags diags = {0};
   struct config_plan *plan = NULL;
   bool from_stdin = o->config == NULL && (o->nflags == 0 || o->config_stdin);
@@ -47,7 +50,7 @@ static struct config_plan *read_config(const struct options *o) {
               "cloudabi-run: reading the config from standard input; give a "
               "file or flags (--dir, --file, --fd, --set), or end it with "
               "Ctrl-D\n");
-    plan = parse_config(o);
+    plan = parse_config(o, view);
     if (plan == NULL || o->nflags == 0)
       return plan;
   }
@@ -58,10 +61,20 @@ static struct config_plan *read_config(const struct options *o) {
 }
 
 /* The YAML config, from its file or standard input. */
-static struct config_plan *parse_config(const struct options *o) {
+static struct config_plan *parse_config(const struct options *o,
+                                         const struct fsview *view) {
   const char *name = o->config != NULL ? o->config : "<stdin>";
   FILE *in = stdin;
-  if (o->config != NULL && (in = fopen(o->config, "re")) == NULL) {
+  if (o->config != NULL && view != NULL) {
+    bool ro;
+    int cfd = fsview_open(view, o->config, O_RDONLY, true, &ro);
+    if (cfd < 0 || (in = fdopen(cfd, "r")) == NULL) {
+      fprintf(stderr, "cloudabi-run: %s: %s\n", o->config, strerror(errno));
+      if (cfd >= 0)
+        close(cfd);
+      return NULL;
+    }
+  } else if (o->config != NULL && (in = fopen(o->config, "re")) == NULL) {
     fprintf(stderr, "cloudabi-run: %s: %s\n", o->config, strerror(errno));
     return NULL;
   }
@@ -81,7 +94,8 @@ static uint64_t now_us(void) {
 }
 
 static int run(const struct options *opts);
-static int run_scanned(const struct options *opts, struct inherited *inh);
+static int run_scanned(const struct options *opts, struct inherited *inh,
+                       const struct fsview *view);
 
 int main(int argc, char **argv) {
   struct options o;
@@ -100,6 +114,8 @@ int main(int argc, char **argv) {
   return status;
 }
 
+static int make_view(const struct options *o, struct fsview *v);
+
 static int run(const struct options *opts) {
   /* Before we open anything: what was inherited is what gets closed. */
   struct inherited inh;
@@ -108,15 +124,58 @@ static int run(const struct options *opts) {
             strerror(errno));
     return EXIT_NOT_STARTED;
   }
-  int status = run_scanned(opts, &inh);
+  /* After the scan: the view's descriptors are ours, not inherited. */
+  struct fsview view;
+  fsview_init(&view);
+  int status = EXIT_NOT_STARTED;
+  if (opts->root == NULL || make_view(opts, &view) == 0)
+    status = run_scanned(opts, &inh, opts->root != NULL ? &view : NULL);
+  fsview_free(&view);
   inherited_close(&inh);
   return status;
 }
 
-static int run_scanned(const struct options *opts, struct inherited *inh) {
+/* "PATH:ro" is PATH, read-only; into buf. */
+static bool strip_ro(const char *arg, char *buf, size_t size) {
+  size_t len = strlen(arg);
+  bool ro = len >= 3 && strcmp(arg + len - 3, ":ro") == 0;
+  snprintf(buf, size, "%.*s", (int)(ro ? len - 3 : len), arg);
+  return ro;
+}
+
+/* --root, --mount, --cwd as a view; 0, or -1 after saying why. */
+static int make_view(const struct options *o, struct fsview *v) {
+  char path[4096], why[4200];
+  bool ro = strip_ro(o->root, path, sizeof(path));
+  if (fsview_add(v, "/", path, ro, why, sizeof(why)) != 0) {
+    fprintf(stderr, "cloudabi-run: --root: %s\n", why);
+    return -1;
+  }
+  for (size_t i = 0; i < o->nmounts; i++) {
+    const char *eq = strchr(o->mounts[i], '=');
+    char dest[4096];
+    snprintf(dest, sizeof(dest), "%.*s", (int)(eq - o->mounts[i]),
+             o->mounts[i]);
+    ro = strip_ro(eq + 1, path, sizeof(path));
+    if (fsview_add(v, dest, path, ro, why, sizeof(why)) != 0) {
+      fprintf(stderr, "cloudabi-run: --mount %s: %s\n", o->mounts[i], why);
+      return -1;
+    }
+  }
+  if (fsview_set_cwd(v, o->cwd != NULL ? o->cwd : "/") != 0) {
+    fprintf(stderr, "cloudabi-run: out of memory\n");
+    return -1;
+  }
+  return 0;
+}
+
+static int run_scanned(const struct options *opts, struct inherited *inh,
+                       const struct fsview *view) {
   const struct options o = *opts;
   /* The program first: !executable in the config hands it out. */
-  int fd = open(o.program, O_RDONLY | O_CLOEXEC);
+  bool ro;
+  int fd = view != NULL ? fsview_open(view, o.program, O_RDONLY, true, &ro)
+                        : open(o.program, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     fprintf(stderr, "cloudabi-run: %s: %s\n", o.program, strerror(errno));
     return EXIT_NOT_STARTED;
@@ -132,7 +191,7 @@ static int run_scanned(const struct options *opts, struct inherited *inh) {
     close(fd);
     return EXIT_NOT_STARTED;
   }
-  struct config_plan *plan = read_config(opts);
+  struct config_plan *plan = read_config(opts, view);
   if (plan == NULL) {
     close(image);
     close(fd);
@@ -140,7 +199,8 @@ static int run_scanned(const struct options *opts, struct inherited *inh) {
   }
   struct config_diags diags = {0};
   struct launch_config lc;
-  int e = config_open(plan, fd, o.plan ? CONFIG_OPEN_DRY_RUN : 0, &lc, &diags);
+  int e = config_open_view(plan, fd, o.plan ? CONFIG_OPEN_DRY_RUN : 0, view,
+                           &lc, &diags);
   config_diags_print(&diags, stderr);
   config_diags_free(&diags);
   int status = EXIT_NOT_STARTED;

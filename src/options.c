@@ -75,6 +75,14 @@ static void usage(FILE *f) {
              "(default 0):\n"
              "                      a single-threaded program repeats its "
              "run exactly\n"
+             "  --root DIR[:ro]     PROGRAM, CONFIG and every config path "
+             "are inside DIR,\n"
+             "                      as if it were \"/\" (read-only with :ro)\n"
+             "  --cwd DIR           where relative paths start inside the "
+             "root (\"/\")\n"
+             "  --mount DEST=SRC[:ro]\n"
+             "                      the host directory SRC at DEST inside "
+             "the root\n"
              "  -q, --quiet         no hint when reading a config from a "
              "terminal\n"
              "  -v, --verbose       say what the program is given and how it "
@@ -102,6 +110,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     OPT_SET_STR,
     OPT_REPORT,
     OPT_DETERMINISTIC,
+    OPT_ROOT,
+    OPT_CWD,
+    OPT_MOUNT,
   };
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'},
@@ -131,6 +142,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       {"disk-limit", required_argument, NULL, OPT_LIMIT},
       {"report", required_argument, NULL, OPT_REPORT},
       {"deterministic", optional_argument, NULL, OPT_DETERMINISTIC},
+      {"root", required_argument, NULL, OPT_ROOT},
+      {"cwd", required_argument, NULL, OPT_CWD},
+      {"mount", required_argument, NULL, OPT_MOUNT},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof(*o));
@@ -139,7 +153,8 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
   run_limits_default(&o->limits);
   /* Every flag is one argument at most: argc bounds them. */
   o->flags = calloc((size_t)argc, sizeof(*o->flags));
-  if (o->flags == NULL) {
+  o->mounts = calloc((size_t)argc, sizeof(*o->mounts));
+  if (o->flags == NULL || o->mounts == NULL) {
     fprintf(err, "cloudabi-run: out of memory\n");
     return OPTIONS_USAGE;
   }
@@ -248,6 +263,22 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
       o->seed = seed;
       break;
     }
+    case OPT_ROOT:
+      o->root = optarg;
+      break;
+    case OPT_CWD:
+      o->cwd = optarg;
+      break;
+    case OPT_MOUNT:
+      if (strchr(optarg, '=') == NULL || optarg[0] != '/') {
+        fprintf(err,
+                "cloudabi-run: --mount %s: expected DEST=SRC[:ro] with an "
+                "absolute DEST\n",
+                optarg);
+        return OPTIONS_USAGE;
+      }
+      o->mounts[o->nmounts++] = optarg;
+      break;
     case OPT_TRACE_FAILED:
       o->trace.enabled = true;
       o->trace.failed_only = true;
@@ -315,6 +346,10 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
     usage(err);
     return OPTIONS_USAGE;
   }
+  if ((o->cwd != NULL || o->nmounts > 0) && o->root == NULL) {
+    fprintf(err, "cloudabi-run: --cwd and --mount need --root\n");
+    return OPTIONS_USAGE;
+  }
   trace_options_finish(&o->trace);
   o->program = argv[optind];
   if (argc - optind == 2 && strcmp(argv[optind + 1], "-") != 0)
@@ -325,6 +360,8 @@ enum options_result options_parse(int argc, char **argv, struct options *o,
 
 void options_free(struct options *o) {
   free(o->flags);
+  free(o->mounts);
   o->flags = NULL;
+  o->mounts = NULL;
   o->nflags = 0;
 }

@@ -26,6 +26,12 @@ struct options {
   const char *report;         /* --report=FILE, or NULL */
   bool deterministic;         /* --deterministic[=SEED] */
   uint64_t seed;              /* its SEED, 0 by default */
+  /* --root DIR[:ro], --cwd DIR, --mount DEST=SRC[:ro] (config/fsview.h):
+   * PROGRAM, CONFIG and every config path inside that view. */
+  const char *root;
+  const char *cwd;
+  const char **mounts; /* malloc'ed array, the arguments as given */
+  size_t nmounts;
 };
 
 enum options_result {

@@ -5,6 +5,7 @@
 # it count as one piece (including a header uses its code).
 #
 #   host < config < loader < supervisor < calls < trace < src/*.c (main)
+#   and oci/ (cloudabi-oci) over host, config, loader
 #
 # Usage: tools/check_layers.sh [SRC_DIR]   (default: src/ of this tree)
 # Prints each violation and exits 1 if there is one.
@@ -20,6 +21,7 @@ declare -A may=(
   [supervisor]="host config loader"
   [calls]="host config loader supervisor"
   [trace]="host config loader supervisor calls"
+  [oci]="host config loader"
   [.]="host config loader supervisor calls trace"
 )
 

@@ -36,7 +36,7 @@ run_suite() {
 # input, from its seed corpus plus whatever earlier runs found (kept in
 # the build tree, never in the sources).  FUZZ_SECONDS (60) is shared
 # among the targets.
-FUZZ_TARGETS=(config argdata trace elf)
+FUZZ_TARGETS=(config argdata trace elf oci_json)
 run_fuzz() {
   local dir=$ROOT/build-fuzz seconds=${FUZZ_SECONDS:-60}
   if [ "$seconds" -eq 0 ]; then

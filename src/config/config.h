@@ -78,6 +78,12 @@ enum {
  */
 int config_open(const struct config_plan *plan, int exec_fd, unsigned flags,
                 struct launch_config *lc, struct config_diags *d);
+/* The same with every path inside view (fsview.h), unless view is NULL;
+ * Unix socket paths are refused there. */
+struct fsview;
+int config_open_view(const struct config_plan *plan, int exec_fd,
+                     unsigned flags, const struct fsview *view,
+                     struct launch_config *lc, struct config_diags *d);
 
 /* Resources and values given on the command line instead of, or on top
  * of, a config file. */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "config_plan.h"
+#include "fsview.h"
 #include "host/pseudofs.h"
 #include "host/rights.h"
 #include "host/rights_names.h"
@@ -31,6 +32,7 @@ struct opener {
   struct config_diags *diags;
   int exec_fd;
   bool dry_run;
+  const struct fsview *view; /* NULL: paths are the host's */
 };
 
 static void open_error(const struct opener *o, struct cfg_pos pos,
@@ -171,11 +173,15 @@ static void rights_for_mode(cloudabi_filetype_t type, enum cfg_file_mode mode,
  * in one before it (RESOLVE_NO_SYMLINKS).  Magic links (/proc/PID/fd/N)
  * are never followed.  Returns the descriptor, or -1 with errno.
  */
-static int open_path(const struct cfg_resource *r, int flags) {
+static int open_path(const struct opener *o, const struct cfg_resource *r,
+                     int flags, bool *ro) {
+  /* openat2 refuses O_PATH with any flag it would ignore. */
+  flags |= (flags & O_PATH) != 0 ? 0 : O_NOCTTY;
+  *ro = false;
+  if (o->view != NULL)
+    return fsview_open(o->view, r->path, flags, r->follow, ro);
   struct open_how how = {
-      /* openat2 refuses O_PATH with any flag it would ignore. */
-      .flags = (uint64_t)(flags | O_CLOEXEC |
-                          ((flags & O_PATH) != 0 ? 0 : O_NOCTTY)),
+      .flags = (uint64_t)(flags | O_CLOEXEC),
       .mode = (flags & O_CREAT) != 0 ? 0666 : 0,
       .resolve = r->follow ? RESOLVE_NO_MAGICLINKS : RESOLVE_NO_SYMLINKS,
   };
@@ -215,7 +221,8 @@ static char *resolved_path(int fd) {
  */
 static int dry_run_fifo(const struct opener *o, const struct cfg_resource *r,
                         const char *q, struct launch_fd *out) {
-  int pfd = open_path(r, O_PATH);
+  bool ro;
+  int pfd = open_path(o, r, O_PATH, &ro);
   struct stat st;
   if (pfd < 0)
     return 1; /* the open proper says why */
@@ -247,8 +254,17 @@ static int dry_run_fifo(const struct opener *o, const struct cfg_resource *r,
  * A directory cannot be write-only.
  */
 static int directory_mode(const struct opener *o, const struct cfg_resource *r,
-                          struct fd_rights *rights) {
-  if (rights->type != CLOUDABI_FILETYPE_DIRECTORY || !r->mode_set)
+                          bool ro_mount, struct fd_rights *rights) {
+  if (rights->type != CLOUDABI_FILETYPE_DIRECTORY)
+    return 0;
+  /* A read-only mount is a read-only tree, whatever the config says
+   * (a written mode: rw failed to open). */
+  if (ro_mount) {
+    rights->base &= RIGHTS_READ_ONLY;
+    rights->inheriting &= RIGHTS_READ_ONLY;
+    return 0;
+  }
+  if (!r->mode_set)
     return 0;
   if (r->mode == CFG_MODE_WO) {
     open_error(o, r->mode_pos,
@@ -279,10 +295,11 @@ static int open_file(const struct opener *o, const struct cfg_resource *r,
     flags |= O_DIRECTORY;
   if (r->create && !o->dry_run)
     flags |= O_CREAT;
-  int fd = open_path(r, flags);
+  bool ro = false;
+  int fd = open_path(o, r, flags, &ro);
   /* A directory opens only for reading; its mode is in its rights. */
   if (fd < 0 && errno == EISDIR && r->mode != CFG_MODE_RO)
-    fd = open_path(r, O_RDONLY | O_DIRECTORY);
+    fd = open_path(o, r, O_RDONLY | O_DIRECTORY, &ro);
   if (fd < 0) {
     if (o->dry_run && r->create && errno == ENOENT) {
       /* What a run would create: an empty regular file opened so. */
@@ -297,7 +314,7 @@ static int open_file(const struct opener *o, const struct cfg_resource *r,
   if (check_not_pseudo(o, r->path_pos, "!file", q, fd, false) != 0 ||
       host_rights(o, r, fd, q, &out->rights) != 0)
     return -1;
-  return directory_mode(o, r, &out->rights);
+  return directory_mode(o, r, ro, &out->rights);
 }
 
 /* An address for messages. */
@@ -373,6 +390,14 @@ static int open_socket(const struct opener *o, const struct cfg_resource *r,
                                    .ai_addr = (struct sockaddr *)&sun,
                                    .ai_addrlen = sizeof(sun),
                                };
+  if (r->unix_path && o->view != NULL) {
+    /* bind and connect take a host path, which a view cannot bound. */
+    open_error(o, r->path_pos,
+               "!socket: %s: Unix socket paths are not available inside a "
+               "root directory (--root)",
+               q);
+    return -1;
+  }
   if (r->unix_path) {
     /* The parser checked that the path fits. */
     memcpy(sun.sun_path, r->path, strlen(r->path));
@@ -511,7 +536,14 @@ static int open_one(const struct opener *o, const struct cfg_resource *r,
 
 int config_open(const struct config_plan *plan, int exec_fd, unsigned flags,
                 struct launch_config *lc, struct config_diags *d) {
-  struct opener o = {plan, d, exec_fd, (flags & CONFIG_OPEN_DRY_RUN) != 0};
+  return config_open_view(plan, exec_fd, flags, NULL, lc, d);
+}
+
+int config_open_view(const struct config_plan *plan, int exec_fd,
+                     unsigned flags, const struct fsview *view,
+                     struct launch_config *lc, struct config_diags *d) {
+  struct opener o = {plan, d, exec_fd, (flags & CONFIG_OPEN_DRY_RUN) != 0,
+                     view};
   memset(lc, 0, sizeof(*lc));
   lc->fds = calloc(plan->ndescs > 0 ? plan->ndescs : 1, sizeof(*lc->fds));
   lc->argdata = malloc(plan->argdata_len + 1);

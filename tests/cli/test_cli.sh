@@ -238,6 +238,25 @@ if [ -d /dev/pts ]; then
     bash -c 'printf "%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !fd 5\n" >pseudo.yaml; exec "$0" "$1" pseudo.yaml 5</dev/pts' "$RUN" "$PROG"
 fi
 
+# --- --root, --cwd, --mount: every path inside the view ---
+mkdir -p view/bin view/etc view/srv
+cp "$PROG" view/bin/prog
+printf '%%TAG ! tag:nuxi.nl,2015:cloudabi/\n---\nd: !file {path: ../etc}\np: !file {path: /p, directory: true}\n' >view/etc/v.yaml
+expect 127 "" "cloudabi-run: --cwd and --mount need --root" -- "$RUN" --cwd /srv "$PROG"
+expect 127 "" "cloudabi-run: --mount data: expected DEST=SRC[:ro] with an absolute DEST" -- \
+  "$RUN" --root view --mount data "$PROG"
+expect 127 "" "cloudabi-run: --root: nosuch: No such file or directory" -- "$RUN" --root nosuch /bin/prog
+expect 127 "" "cloudabi-run: --mount /m=nosuch: nosuch: No such file or directory" -- \
+  "$RUN" --root view --mount /m=nosuch /bin/prog
+expect 127 "" "cloudabi-run: $PROG: No such file or directory" -- "$RUN" --root view "$PROG"
+# A bundle that mounts /proc still cannot hand it out.
+expect 127 "" '/etc/v.yaml:4:17: !file: "/p" is on proc, a file system of the running system; no grant may reach it' -- \
+  "$RUN" --root view --cwd /srv --mount /p=/proc /bin/prog /etc/v.yaml
+"$RUN" --root view:ro --cwd /srv --mount /p=data --plan /bin/prog /etc/v.yaml >out.txt 2>err.txt
+{ [ $? -eq 0 ] && grep -qx "  resolves to \"$HERE/view/etc\"" out.txt &&
+  grep -qx "  resolves to \"$HERE/data\"" out.txt; } || { fail "--root --plan shows paths inside the view"; cat out.txt err.txt >&2; }
+grep -A5 '^fd 0' out.txt | grep -q 'FILE_CREATE_FILE' && fail "--root DIR:ro gives a read-only tree"
+
 if [ $failures -eq 0 ]; then
   echo "test_cli: all passed"
 else

@@ -33,7 +33,7 @@ _cloudabi_run() {
   --set | --set-str) return ;;
   esac
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "--dir --file --fd --set --set-str --plan --plan=text --plan=json --trace --trace= --trace-output= --trace-format= --trace-failed --trace-time --trace-timestamps --trace-strsize= -T --memory-limit= --cpu-limit= --time-limit= --process-limit= --thread-limit= --fd-limit= --file-size-limit= --disk-limit= --report= --deterministic --deterministic= -q --quiet -v --verbose -h --help -V --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--dir --file --fd --set --set-str --plan --plan=text --plan=json --trace --trace= --trace-output= --trace-format= --trace-failed --trace-time --trace-timestamps --trace-strsize= -T --memory-limit= --cpu-limit= --time-limit= --process-limit= --thread-limit= --fd-limit= --file-size-limit= --disk-limit= --report= --deterministic --deterministic= --root= --cwd= --mount= -q --quiet -v --verbose -h --help -V --version" -- "$cur"))
     return
   fi
   # PROGRAM, then CONFIG: files.

@@ -3,7 +3,7 @@
 # Source it; it defines setup_packages and build_tree.
 
 PACKAGES="build-essential cmake pkg-config clang lld libclang-rt-14-dev \
-libyaml-dev libelf-dev libseccomp-dev libcmocka-dev python3 curl"
+libyaml-dev libelf-dev libseccomp-dev libcmocka-dev python3 curl podman conmon containerd"
 
 log() { printf '%s\n' "$*" >&2; }
 
