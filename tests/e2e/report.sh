@@ -63,8 +63,10 @@ limit time time --time-limit=0.3
 check time 'd["exit_status"] == 124 and d["limits_hit"] == ["time"]' \
   'd["wall_ms"] >= 300 and d["signal"] == "SIGKILL"'
 limit cpu cpu --cpu-limit=1
+# cpu_ms is from wait4's rusage, which on these VMs has come to 815 ms
+# when the kernel's own clock for RLIMIT_CPU said 1 s: a loose bound.
 check cpu 'd["exit_status"] == 152 and d["limits_hit"] == ["cpu"]' \
-  'd["signal"] == "SIGXCPU" and d["cpu_ms"] >= 900'
+  'd["signal"] == "SIGXCPU" and d["cpu_ms"] >= 500'
 
 # A report that cannot be written is a failure to start.
 "$RUN" --report="$TMP/no/such/dir/r.json" "$HELLO" hello.yaml >/dev/null 2>err.txt
