@@ -4,9 +4,10 @@
  * a trap, with the filter allowing on each number only what its range
  * says.  The supervisor keeps every mirror in step with the capability it
  * came from:
- *   - installed after the second trapped fd_read or fd_write of a
- *     capability (ADDFD is carried out by the guest's task, a round trip
- *     of its own: not worth it for a file read once) whose
+ *   - installed when file_open makes a capability, answering the call in
+ *     the same step (trap.h), or after the second trapped fd_read or
+ *     fd_write of one (ADDFD is carried out by the guest's task, a round
+ *     trip of its own), whose
  *     rights the kernel can enforce alone (FD_READ and/or FD_WRITE on a
  *     host descriptor open for them; a regular file, or a pipe or device
  *     the supervisor holds non-blocking; not a socket, whose descriptors
