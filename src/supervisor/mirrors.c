@@ -95,7 +95,9 @@ static bool valid(const struct sup *s, struct gproc *p,
          m->blocking == use_blocking(cap->obj);
 }
 
-static int addfd(struct call *c, int src, int gfd) {
+/* Installs src at gfd for c: the plain way, or (answer: the call's I/O
+ * slot, trap.h) answering the call in the same step. */
+static int install(struct call *c, int src, int gfd, uint64_t *answer) {
   struct seccomp_notif_addfd add = {
       .id = c->id,
       .flags = SECCOMP_ADDFD_FLAG_SETFD,
@@ -103,7 +105,21 @@ static int addfd(struct call *c, int src, int gfd) {
       .newfd = (uint32_t)gfd,
       .newfd_flags = 0,
   };
-  return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : -1;
+  if (answer != NULL) {
+    __atomic_store_n(&answer[1], c->result, __ATOMIC_RELAXED);
+    __atomic_store_n(&answer[0], TRAP_ANSWER_TAG | (uint64_t)gfd,
+                     __ATOMIC_RELEASE);
+    add.flags |= SECCOMP_ADDFD_FLAG_SEND;
+  }
+  if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
+    return 0;
+  if (answer != NULL)
+    __atomic_store_n(&answer[0], 0, __ATOMIC_RELAXED);
+  return -1;
+}
+
+static int addfd(struct call *c, int src, int gfd) {
+  return install(c, src, gfd, NULL);
 }
 
 /* Writes p's vDSO table entry for capfd; a failure only costs speed. */
@@ -178,28 +194,6 @@ static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
       return (int)gfd;
     }
   }
-  return -1;
-}
-
-/* Installs gfd for c: the plain way, or (answer: the call's I/O slot,
- * trap.h) answering the call in the same step. */
-static int install(struct call *c, int src, int gfd, uint64_t *answer) {
-  struct seccomp_notif_addfd add = {
-      .id = c->id,
-      .flags = SECCOMP_ADDFD_FLAG_SETFD,
-      .srcfd = (uint32_t)src,
-      .newfd = (uint32_t)gfd,
-      .newfd_flags = 0,
-  };
-  if (answer == NULL)
-    return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : -1;
-  __atomic_store_n(&answer[1], c->result, __ATOMIC_RELAXED);
-  __atomic_store_n(&answer[0], TRAP_ANSWER_TAG | (uint64_t)gfd,
-                   __ATOMIC_RELEASE);
-  add.flags |= SECCOMP_ADDFD_FLAG_SEND;
-  if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
-    return 0;
-  __atomic_store_n(&answer[0], 0, __ATOMIC_RELAXED);
   return -1;
 }
 
