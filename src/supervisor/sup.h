@@ -66,6 +66,7 @@ struct mirror {
   struct hostobj *obj;
   cloudabi_rights_t rights;
   bool blocking; /* obj's blocking_fd, for a capability without NONBLOCK */
+  bool at_open;  /* made by file_open's answer (trap.h) */
 };
 
 struct mirrors {
@@ -77,6 +78,12 @@ struct mirrors {
    * its first call. */
   bool inherited;
   uint64_t stale[MIRROR_HIGH / 64];
+  /* Mirrors made at file_open and taken back with the file untouched
+   * (offset 0), in a row: a program that opens without reading (to
+   * stat, to check) pays an ADDFD for nothing, so past a few it gets
+   * mirrors at the second read only, but for one open in 16, in case it
+   * has moved on. */
+  unsigned open_misses, opens_skipped;
 };
 
 struct gproc {

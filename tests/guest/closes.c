@@ -114,6 +114,31 @@ static void honest(void) {
   RT_CHECK(cloudabi_sys_fd_close(s1) == 0 && cloudabi_sys_fd_close(s2) == 0);
 }
 
+/* Mirrors at file_open only while the program reads what it opens
+ * (supervisor/mirrors.h): after files opened and closed untouched, an
+ * open gets none; a file read again brings them back. */
+static void eager(void) {
+  cloudabi_fd_t f = open_r("f.txt");
+  check("eager", "a mirror at open", mirrors[f] != 0 ? 0 : WRONG_RESULT, 0);
+  RT_CHECK(cloudabi_sys_fd_close(f) == 0);
+  for (int i = 0; i < 4; i++)
+    RT_CHECK(cloudabi_sys_fd_close(open_r("f.txt")) == 0);
+  f = open_r("f.txt");
+  check("eager", "none after untouched files", mirrors[f], 0);
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  RT_CHECK(cloudabi_sys_fd_read(f, &iov, 1, &n) == 0 &&
+           cloudabi_sys_fd_read(f, &iov, 1, &n) == 0);
+  check("eager", "at the second read", mirrors[f] != 0 ? 0 : WRONG_RESULT, 0);
+  RT_CHECK(cloudabi_sys_fd_close(f) == 0);
+  /* Read: the next open has its mirror again. */
+  f = open_r("f.txt");
+  check("eager", "back once a file was read",
+        mirrors[f] != 0 ? 0 : WRONG_RESULT, 0);
+  RT_CHECK(cloudabi_sys_fd_close(f) == 0);
+}
+
 static void hostile(void) {
   /* A socket marked closed by hand: the supervisor closes it (the
    * program asked), and its peer sees the end. */
@@ -200,6 +225,7 @@ void program_main(const argdata_t *ad) {
   dir = rt_map_fd(ad, "dir");
   find_hints();
   honest();
+  eager();
   forked();
   hostile();
   check_done("closes");
