@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "host/procstat.h"
 #include "log.h"
 
 bool oci_id_valid(const char *id) {
@@ -124,23 +125,13 @@ int oci_state_write(const char *root, const char *id, pid_t pid,
 }
 
 bool oci_proc_alive(pid_t pid, unsigned long long *starttime) {
-  char path[64], buf[1024];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  char buf[1024];
+  char *p = procstat_fields(pid, buf, sizeof(buf));
+  if (p == NULL)
     return false;
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (n <= 0)
-    return false;
-  buf[n] = '\0';
-  /* The name may hold anything: fields start after its last ')'. */
-  char *p = strrchr(buf, ')');
-  if (p == NULL || p[1] != ' ')
-    return false;
-  char state = p[2];
+  char state = p[1];
   /* After the state: fields 4 to 21, then starttime (22). */
-  p += 3;
+  p += 2;
   for (int field = 4; field < 22 && p != NULL; field++)
     p = strchr(p + 1, ' ');
   if (p == NULL)

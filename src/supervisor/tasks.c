@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/procstat.h"
+
 static size_t slot_of(const struct tidmap *m, pid_t tid) {
   return ((size_t)tid * 0x9e3779b97f4a7c15ull) & (m->size - 1);
 }
@@ -116,23 +118,14 @@ void tasks_remove_thread(struct tidmap *m, pid_t tid) {
 
 /* True if tid is a zombie or past the point of no return in do_exit. */
 static bool task_exiting(pid_t tid) {
-  char path[48], buf[512];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  char buf[512];
+  char *p = procstat_fields(tid, buf, sizeof(buf));
+  if (p == NULL)
     return true; /* gone, and not yet collected */
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (n <= 0)
-    return true;
-  buf[n] = '\0';
-  /* After the name, which may hold anything, its last ')': state, then
-   * ppid, pgrp, session, tty_nr, tpgid, flags. */
-  char *p = strrchr(buf, ')');
+  /* State, then ppid, pgrp, session, tty_nr, tpgid, flags. */
   char state;
   unsigned flags;
-  if (p == NULL ||
-      sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+  if (sscanf(p, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
     return false;
   return state == 'Z' || state == 'X' || (flags & TASK_PF_EXITING) != 0;
 }
