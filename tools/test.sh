@@ -9,7 +9,8 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib/setup.sh"
 
-setup_packages || { echo "test.sh: FAILED: could not install packages"; exit 1; }
+PACKAGES="$PACKAGES $TEST_PACKAGES" setup_packages ||
+  { echo "test.sh: FAILED: could not install packages"; exit 1; }
 
 results=()
 failed=0

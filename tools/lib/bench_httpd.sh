@@ -9,8 +9,9 @@
 bench_httpd() {
   local secs=${HTTPD_SECONDS:-5} conns=${HTTPD_CONNECTIONS:-4}
   local workers=${HTTPD_WORKERS:-4} www=$ROOT/examples/httpd/www
-  if ! command -v wrk >/dev/null; then
-    PACKAGES=wrk setup_packages || { echo "httpd: wrk is not installed"; return 1; }
+  if ! command -v wrk >/dev/null || ! command -v python3 >/dev/null; then
+    PACKAGES="wrk python3" setup_packages ||
+      { echo "httpd: wrk or python3 is not installed"; return 1; }
   fi
   local server=() client=() ncpu
   ncpu=$(nproc)
