@@ -178,6 +178,31 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
  * program's own to spoil, and costs nothing on the path that succeeds.
  */
 #define TRAP_NR_LIMIT (TRAP_NR_BASE + 0x103)
+/*
+ * A fault in a thread the supervisor does not trace (threads are traced
+ * from their first notified call on): the vDSO's signal handler
+ * (VDSO_FAULT_HANDLER_SYMBOL, installed by the loader for SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE and SIGTRAP) turns a fault in its copy routine into
+ * EFAULT itself, and reports anything else with args[0] the signal,
+ * args[1] the siginfo and args[2] the ucontext the kernel gave it.  The
+ * supervisor prints the report a traced thread would get and kills the
+ * process, which then counts as killed by that signal.  A program that
+ * makes the call by hand only ends itself with a report it wrote.
+ */
+#define TRAP_NR_CRASH (TRAP_NR_BASE + 0x104)
+#define VDSO_FAULT_HANDLER_SYMBOL "cloudabi_vdso_fault_handler"
+/* Offsets in Linux's x86-64 ucontext and siginfo the handler reads
+ * (checked against <sys/ucontext.h> in src/supervisor/crash.c). */
+#define TRAP_UC_R12 72
+#define TRAP_UC_R13 80
+#define TRAP_UC_R14 88
+#define TRAP_UC_R15 96
+#define TRAP_UC_RBP 120
+#define TRAP_UC_RBX 128
+#define TRAP_UC_RSP 160
+#define TRAP_UC_RIP 168
+#define TRAP_UC_FPREGS 224
+#define TRAP_SI_CODE 8
 #define TRAP_NOTE_MAX 256
 #define TRAP_NOTE_COUNT 16
 #define TRAP_TRACE_NORETURN 0x1 /* sent before a call that does not return */

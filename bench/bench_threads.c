@@ -2,7 +2,8 @@
  * Threads and synchronisation: what stays in the guest (uncontended
  * locks, clock reads) should cost what it costs natively; what blocks
  * (condition variable and pipe ping-pong) pays for futex or supervisor
- * round trips; thread creation pays for the supervisor's ptrace events.
+ * round trips; thread creation pays for the supervisor's look at each
+ * clone (the thread limit).
  */
 #include "bench.h"
 

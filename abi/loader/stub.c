@@ -319,6 +319,24 @@ void stub_main(const uint64_t *initial_sp) {
    * writes the kernel performs itself, on mirrored descriptors. */
   if (linux_syscall4(SYS_rt_sigaction, SIGPIPE, &ign, 0, 8) != 0)
     fail(STUB_EFS);
+  /* Faults in threads the supervisor does not trace go to the vDSO
+   * (trap.h, TRAP_NR_CRASH; src/supervisor/crash.h keeps the list).  Its
+   * handler never returns, so the restorer is never used. */
+  uintptr_t on_fault =
+      elf_lookup((const void *)vdso.base, VDSO_FAULT_HANDLER_SYMBOL);
+  if (on_fault == 0)
+    fail(STUB_EELF);
+  struct {
+    long handler, flags, restorer, mask;
+  } fault = {(long)on_fault,
+             0x4 /* SA_SIGINFO */ | 0x40000000 /* SA_NODEFER */ |
+                 0x04000000 /* SA_RESTORER */,
+             (long)on_fault, 0};
+  static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+                                      SIGTRAP};
+  for (int i = 0; i < 5; i++)
+    if (linux_syscall4(SYS_rt_sigaction, fault_signals[i], &fault, 0, 8) != 0)
+      fail(STUB_EFS);
 
   if (linux_syscall6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
     fail(STUB_EFILTER);

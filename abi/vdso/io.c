@@ -6,9 +6,10 @@
  * trap with their plain arguments and the supervisor reads guest memory.
  *
  * Copies of guest memory go through vdso_copy only: if a guest pointer is
- * bad, the fault happens at a known instruction, and the supervisor (the
- * process's tracer) resumes the thread at the fault label instead of
- * delivering SIGSEGV, so the call fails with EFAULT as on a native kernel.
+ * bad, the fault happens at a known instruction, and the thread resumes at
+ * the fault label instead of getting SIGSEGV, so the call fails with
+ * EFAULT as on a native kernel: the supervisor moves a thread it traces
+ * there, and the handler below does it for a thread not traced yet.
  */
 #include <stdbool.h>
 #include <sys/syscall.h>
@@ -17,6 +18,9 @@
 #include "vdso.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 /* Set by the loader to this process's region, or left NULL. */
 VDSO_EXPORT void *cloudabi_vdso_ioslots;
@@ -206,11 +210,64 @@ __asm__(".text\n"
         "  ret\n"
         ".globl " VDSO_COPY_END_SYMBOL "\n"
         VDSO_COPY_END_SYMBOL ":\n"
+        ".Lcopy_end:\n"
         ".globl " VDSO_COPY_FAULT_SYMBOL "\n"
         ".type " VDSO_COPY_FAULT_SYMBOL ", @function\n"
         VDSO_COPY_FAULT_SYMBOL ":\n"
+        ".Lcopy_fault:\n"
         "  mov $21, %eax\n" /* CLOUDABI_EFAULT */
-        "  ret\n");
+        "  ret\n"
+        /*
+         * The signal handler for threads the supervisor does not trace
+         * (trap.h, TRAP_NR_CRASH): rdi the signal, rsi the siginfo, rdx
+         * the ucontext.  A fault (si_code > 0) at an instruction of the
+         * copy routine resumes as the supervisor would: at the fault
+         * label, on the routine's caller's stack, with the caller's
+         * callee-saved registers and floating-point control words (the
+         * kernel reset those for the handler).  Installed with
+         * SA_NODEFER and left by a jump, not sigreturn: no signal stays
+         * blocked and the filter need not allow rt_sigreturn.
+         */
+        ".globl " VDSO_FAULT_HANDLER_SYMBOL "\n"
+        ".type " VDSO_FAULT_HANDLER_SYMBOL ", @function\n"
+        VDSO_FAULT_HANDLER_SYMBOL ":\n"
+        "  cmp $11, %edi\n" /* SIGSEGV */
+        "  je 1f\n"
+        "  cmp $7, %edi\n" /* SIGBUS */
+        "  jne 3f\n"
+        "1:\n"
+        "  cmpl $0, " XSTR(TRAP_SI_CODE) "(%rsi)\n"
+        "  jle 3f\n"
+        "  mov " XSTR(TRAP_UC_RIP) "(%rdx), %rax\n"
+        "  lea vdso_copy(%rip), %rcx\n"
+        "  cmp %rcx, %rax\n"
+        "  jb 3f\n"
+        "  lea .Lcopy_end(%rip), %rcx\n"
+        "  cmp %rcx, %rax\n"
+        "  jae 3f\n"
+        "  mov " XSTR(TRAP_UC_FPREGS) "(%rdx), %rcx\n"
+        "  test %rcx, %rcx\n"
+        "  jz 2f\n"
+        "  ldmxcsr 24(%rcx)\n"
+        "  fldcw (%rcx)\n"
+        "2:\n"
+        "  mov " XSTR(TRAP_UC_R12) "(%rdx), %r12\n"
+        "  mov " XSTR(TRAP_UC_R13) "(%rdx), %r13\n"
+        "  mov " XSTR(TRAP_UC_R14) "(%rdx), %r14\n"
+        "  mov " XSTR(TRAP_UC_R15) "(%rdx), %r15\n"
+        "  mov " XSTR(TRAP_UC_RBP) "(%rdx), %rbp\n"
+        "  mov " XSTR(TRAP_UC_RBX) "(%rdx), %rbx\n"
+        "  mov " XSTR(TRAP_UC_RSP) "(%rdx), %rsp\n"
+        "  jmp .Lcopy_fault\n"
+        /* Anything else: the supervisor reports it and kills us. */
+        "3:\n"
+        "  mov $" XSTR(TRAP_NR_CRASH) ", %eax\n"
+        "  syscall\n"
+        "  add $128, %edi\n"
+        "4:\n"
+        "  mov $231, %eax\n" /* exit_group, should it answer */
+        "  syscall\n"
+        "  jmp 4b\n");
 _Static_assert(CLOUDABI_EFAULT == 21, "the fault label returns EFAULT");
 _Static_assert(sizeof(cloudabi_iovec_t) == 16, "vdso_copy16 loads one iovec");
 

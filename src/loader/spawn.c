@@ -145,6 +145,11 @@ static int set_limits(pid_t pid, const struct launch_config *lc) {
                                                     : MIRROR_HIGH;
     prlimit(pid, RLIMIT_NOFILE, &nofile, NULL);
   }
+  /* A guest that dies of a signal leaves no core file: it would be
+   * written where cloudabi-run runs, outside every grant. */
+  struct rlimit nocore = {0, 0};
+  if (prlimit(pid, RLIMIT_CORE, &nocore, NULL) != 0)
+    return -1;
   if (lc->limit_as != 0) {
     struct rlimit r = {lc->limit_as, lc->limit_as};
     if (prlimit(pid, RLIMIT_AS, &r, NULL) != 0)
@@ -374,12 +379,10 @@ static int spawn_once(int sigfd, int prog_fd, const struct launch_config *lc,
          strerror(errno));
     goto out;
   }
-  /* The guest dies with us: PTRACE_O_EXITKILL, on every task it makes.
+  /* The guest dies with us: PTRACE_O_EXITKILL, on every task we trace.
    * The exec made the stub dumpable, so this needs no CAP_SYS_PTRACE
    * although we are not dumpable (confine.c). */
-  long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
-              PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
-  if (ptrace(PTRACE_SEIZE, pid, 0, opts) != 0) {
+  if (ptrace(PTRACE_SEIZE, pid, 0, SPAWN_PTRACE_OPTIONS) != 0) {
     fail(why, why_size, "ptrace: %s (is ptrace restricted by Yama?)",
          strerror(errno));
     goto out;

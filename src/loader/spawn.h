@@ -8,6 +8,13 @@
 #include "filter.h"
 #include "config/launch.h"
 
+/* How the supervisor traces guest tasks: they die with it, and forks and
+ * execs stop.  Not clones: a new thread runs untraced until its first
+ * notification (supervisor/adopt.h). */
+#define SPAWN_PTRACE_OPTIONS                                                   \
+  (PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |              \
+   PTRACE_O_TRACEEXEC)
+
 struct spawned {
   pid_t pid;
   int pidfd;

@@ -163,6 +163,7 @@ static const struct arg_rule arg_rules[] = {
     {SCMP_SYS(ptrace), 0, ALL64, PTRACE_GETSIGINFO},
     {SCMP_SYS(ptrace), 0, ALL64, PTRACE_GETREGS},
     {SCMP_SYS(ptrace), 0, ALL64, PTRACE_SETREGS},
+    {SCMP_SYS(ptrace), 0, ALL64, PTRACE_DETACH},
     /* The forked child before exec, and the stub. */
     {SCMP_SYS(prctl), 0, ALL64, PR_SET_PDEATHSIG},
     {SCMP_SYS(prctl), 0, ALL64, PR_SET_DUMPABLE},
@@ -219,6 +220,8 @@ static int add_rules(scmp_filter_ctx ctx) {
     e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, TRAP_NR_NOTE, 0);
   if (e == 0)
     e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, TRAP_NR_LIMIT, 0);
+  if (e == 0)
+    e = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, TRAP_NR_CRASH, 0);
   /* glibc falls back to clone when clone3 fails so. */
   if (e == 0)
     e = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);

@@ -29,6 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adopt.h"
+#include "clone_flags.h"
+#include "crash.h"
 #include "loader/filter.h"
 #include "park.h"
 #include "guestmem.h"
@@ -96,6 +99,18 @@ static void process_notification(struct sup *s, int listener,
                                  struct seccomp_notif *n) {
   uint32_t sysno = (uint32_t)(n->data.nr - TRAP_NR_BASE);
   struct gproc *proc = sup_proc_of(s, (pid_t)n->pid);
+  /* A thread's first notification (adopt.h); the loader is known. */
+  if (proc == NULL && n->data.nr != TRAP_NR_BOOT)
+    proc = adopt_thread(s, listener, n);
+  if (n->data.nr == SYS_clone && (n->data.args[0] == THREAD_CLONE_FLAGS ||
+                                  n->data.args[0] == SIGCHLD)) {
+    adopt_clone(s, listener, n, proc);
+    return;
+  }
+  if (n->data.nr == TRAP_NR_CRASH) {
+    crash_trap(s, listener, n, proc);
+    return;
+  }
   if (n->data.nr == TRAP_NR_BOOT) {
     /* Only the loader makes this call, once, before the program runs. */
     if (proc != NULL && proc->vdso_base == 0) {

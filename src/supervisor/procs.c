@@ -60,6 +60,7 @@ static struct gproc *proc_new(struct sup *s, pid_t pid, struct listener *l,
   p->number = ++s->next_number;
   p->listener = l;
   p->info = info;
+  p->threads_bound = 1;
   captab_init(&p->fds);
   p->fds.limit = s->opts->limits.fds;
   p->next = s->procs;
@@ -252,7 +253,6 @@ void procs_forked(struct sup *s, struct gproc *parent, pid_t child) {
     kill(child, SIGKILL);
     return;
   }
-  t->seen_clone_event = true;
   s->stats.processes++;
   s->stats.threads++;
   if (was_stopped) {

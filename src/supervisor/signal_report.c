@@ -118,7 +118,7 @@ static bool where_is(pid_t tid, uint64_t addr, char *buf, size_t size) {
 }
 
 void report_signal(struct sup *s, struct gproc *proc, pid_t tid, int sig,
-                   const siginfo_t *si) {
+                   const siginfo_t *si, const struct user_regs_struct *given) {
   /* A crash: a fault the kernel raised, not a signal someone sent. */
   bool crash = si != NULL && si->si_code > 0 && is_crash_signal(sig);
   if (!crash && s->trace == NULL)
@@ -133,7 +133,9 @@ void report_signal(struct sup *s, struct gproc *proc, pid_t tid, int sig,
   };
   struct user_regs_struct regs;
   char where[256] = "";
-  if (crash && ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0) {
+  if (given != NULL)
+    regs = *given;
+  if (crash && (given != NULL || ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0)) {
     info.regs = &regs;
     if (where_is(tid, regs.rip, where, sizeof(where)))
       info.where = where;
@@ -158,29 +160,17 @@ void report_signal(struct sup *s, struct gproc *proc, pid_t tid, int sig,
                            &info);
 }
 
-void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid,
-                      const siginfo_t *si) {
+void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid, int nr,
+                      uint64_t ip, const uint64_t args[6]) {
   if (s->trace == NULL)
     return;
-  uint64_t args[6] = {0};
-  struct user_regs_struct regs;
-  if (ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0) {
-    args[0] = regs.rdi;
-    args[1] = regs.rsi;
-    args[2] = regs.rdx;
-    args[3] = regs.r10;
-    args[4] = regs.r8;
-    args[5] = regs.r9;
-  }
-  uint64_t ip = (uint64_t)(uintptr_t)si->si_call_addr;
   char where[256];
   bool located = where_is(tid, ip, where, sizeof(where));
   char number[16];
-  char *name =
-      seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, si->si_syscall);
-  snprintf(number, sizeof(number), "%d", si->si_syscall);
+  char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+  snprintf(number, sizeof(number), "%d", nr);
   s->trace_hooks->forbidden(s->trace, proc != NULL ? proc->number : 0, tid,
-                            name != NULL ? name : number, si->si_syscall, ip,
+                            name != NULL ? name : number, nr, ip,
                             located ? where : NULL, args);
   free(name);
 }

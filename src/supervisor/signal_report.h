@@ -11,18 +11,22 @@
 #define SIGNAL_REPORT_H
 
 #include <signal.h>
+#include <stdint.h>
+#include <sys/user.h>
 #include <sys/types.h>
 
 struct sup;
 struct gproc;
 
-/* sig is about to be delivered to tid (a signal-delivery-stop); si is
- * NULL when PTRACE_GETSIGINFO failed. */
+/* sig is about to be delivered to tid (a signal-delivery-stop), or the
+ * vDSO's handler got it (TRAP_NR_CRASH); si is NULL when it cannot be
+ * read; regs NULL to read them with ptrace (a stopped tracee). */
 void report_signal(struct sup *s, struct gproc *proc, pid_t tid, int sig,
-                   const siginfo_t *si);
+                   const siginfo_t *si, const struct user_regs_struct *regs);
 
-/* The filter refused a Linux system call (SIGSYS from seccomp). */
-void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid,
-                      const siginfo_t *si);
+/* The filter refused Linux system call nr, issued at ip (the address
+ * after the instruction), with these arguments. */
+void report_forbidden(struct sup *s, struct gproc *proc, pid_t tid, int nr,
+                      uint64_t ip, const uint64_t args[6]);
 
 #endif

@@ -100,19 +100,24 @@ struct gproc {
   uint64_t vdso_base; /* where its vDSO is, from its start-up call */
   struct lends lends; /* lent descriptors not yet known to be gone */
   struct mirrors mirrors;
-  unsigned nthreads;
+  unsigned nthreads; /* of those traced (tidmap) */
+  /* At least how many threads it has: the first, plus every clone let
+   * through, until a count at the thread limit says fewer (adopt.c). */
+  unsigned threads_bound;
   /* Why it died, when the supervisor knows better than the wait status. */
   int killed_for_syscall; /* Linux syscall number + 1, or 0 */
   bool killed_for_threads; /* it made more than SUP_MAX_THREADS */
+  int killed_by_signal; /* a crash the supervisor ended it for (crash.c) */
   uint64_t killed_at_ip;
   struct gproc *next;
 };
 
+/* A traced guest task: a process's first thread, a forked child, or a
+ * thread from its first notification on (adopt.h). */
 struct gthread {
   pid_t tid;
   struct gproc *proc;
-  bool seen_clone_event; /* the creator's PTRACE_EVENT_CLONE was handled */
-  bool stopped_unknown;  /* stopped before we knew its process */
+  bool stopped_unknown;  /* a forked child stopped before its fork event */
 };
 
 /* Open-addressed tid -> thread map. */

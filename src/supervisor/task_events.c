@@ -1,9 +1,9 @@
 /*
- * The guest's tasks as ptrace reports them: new threads and forked
- * processes (stopped until the supervisor knows them), signals about to be
- * delivered (faults in the vDSO's copy routine, forbidden system calls,
- * crashes), group stops, and exits, which decide cloudabi-run's exit
- * status when the first process ends.
+ * The guest's tasks as ptrace reports them: forked processes (stopped
+ * until the supervisor knows them), signals about to be delivered (faults
+ * in the vDSO's copy routine, crashes), group stops, and exits, which
+ * decide cloudabi-run's exit status when the first process ends.  Threads
+ * are traced once they make their first trapped call (adopt.h).
  */
 #include "sup.h"
 
@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "crash.h"
 #include "lends.h"
 #include "park.h"
 #include "signal_report.h"
@@ -70,10 +71,21 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   if (sig == SIGSYS && ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
       si.si_code == 1 /* SYS_SECCOMP */) {
     /* A forbidden Linux system call: the process dies at once. */
-    report_forbidden(s, proc, tid, &si);
+    struct user_regs_struct regs;
+    uint64_t args[6] = {0};
+    if (ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0) {
+      args[0] = regs.rdi;
+      args[1] = regs.rsi;
+      args[2] = regs.rdx;
+      args[3] = regs.r10;
+      args[4] = regs.r8;
+      args[5] = regs.r9;
+    }
+    uint64_t ip = (uint64_t)(uintptr_t)si.si_call_addr;
+    report_forbidden(s, proc, tid, si.si_syscall, ip, args);
     if (proc != NULL) {
       proc->killed_for_syscall = si.si_syscall + 1;
-      proc->killed_at_ip = (uint64_t)(uintptr_t)si.si_call_addr;
+      proc->killed_at_ip = ip;
       kill(proc->pid, SIGKILL);
     }
     ptrace(PTRACE_CONT, tid, 0, SIGKILL);
@@ -81,7 +93,13 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   }
   /* No handlers exist in CloudABI: the default action applies. */
   report_signal(s, proc, tid, sig,
-                ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 ? &si : NULL);
+                ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 ? &si : NULL, NULL);
+  /* But the vDSO's own handler takes these for threads not traced (and
+   * would report them again): the process is ended here instead. */
+  if (crash_vdso_handles(sig) && proc != NULL) {
+    crash_end(s, proc, sig);
+    sig = SIGKILL;
+  }
   ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
@@ -110,6 +128,11 @@ static void on_task_exit(struct sup *s, pid_t tid, int status,
    * still ran. */
   if (proc == NULL || tid == proc->pid)
     count_usage(s, ru);
+  /* Ended by the supervisor for a crash: that crash's signal, as the
+   * default action would have given. */
+  if (proc != NULL && proc->killed_by_signal != 0 && WIFSIGNALED(status) &&
+      WTERMSIG(status) == SIGKILL)
+    status = proc->killed_by_signal;
   park_cancel_thread(s, tid);
   tasks_remove_thread(&s->threads, tid);
   if (proc != NULL && tid != proc->pid)
@@ -163,53 +186,11 @@ static void on_task_exit(struct sup *s, pid_t tid, int status,
   procs_exited(s, proc);
 }
 
-/*
- * Over the thread limit at a clone?  Threads whose exit we have not yet
- * collected still count, and a joined thread wakes its joiner from inside
- * its exit (the kernel clears the join lock before it reports the exit),
- * so a program that starts and joins threads one at a time would be
- * killed at --thread-limit=2.  Those threads never run guest code again:
- * only the rest count.  The exits themselves are reaped in turn: a
- * waitid here would also take other threads' ptrace stops.
- */
-static bool over_thread_limit(struct sup *s, struct gproc *creator) {
-  unsigned limit = s->opts->limits.threads;
-  if (creator->nthreads < limit)
-    return false;
-  unsigned need = creator->nthreads - limit + 1;
-  return tasks_count_exiting(&s->threads, creator, need) < need;
-}
-
 static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
   int sig = WSTOPSIG(status);
   int event = (status >> 16) & 0xff;
   unsigned long msgval = 0;
   switch (event) {
-  case PTRACE_EVENT_CLONE:
-    /* A new thread of the same process; it is stopped until we know. */
-    if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msgval) == 0) {
-      struct gproc *creator = sup_proc_of(s, tid);
-      if (creator != NULL && !creator->killed_for_threads &&
-          over_thread_limit(s, creator)) {
-        /* A thread bomb: a thread cannot be refused after the fact, and
-         * killing one kills its process, so the process goes. */
-        creator->killed_for_threads = true;
-        s->stats.limits_hit |= LIMIT_HIT_THREADS;
-        kill(creator->pid, SIGKILL);
-      }
-      s->stats.threads++;
-      struct gthread *nt =
-          tasks_add_thread(&s->threads, (pid_t)msgval, creator);
-      if (nt != NULL) {
-        nt->seen_clone_event = true;
-        if (nt->stopped_unknown) {
-          nt->stopped_unknown = false;
-          ptrace(PTRACE_CONT, (pid_t)msgval, 0, 0);
-        }
-      }
-    }
-    ptrace(PTRACE_CONT, tid, 0, 0);
-    return;
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK:
     /* proc_fork: the child is stopped until it has its own table. */
@@ -223,7 +204,7 @@ static void on_ptrace_stop(struct sup *s, pid_t tid, int status) {
   case PTRACE_EVENT_STOP: {
     struct gthread *t = tidmap_get(&s->threads, tid);
     if (t == NULL) {
-      /* A new task stopped before its creator's event arrived. */
+      /* A forked child stopped before its parent's event arrived. */
       t = tasks_add_thread(&s->threads, tid, NULL);
       if (t != NULL)
         t->stopped_unknown = true;

@@ -1,16 +1,12 @@
 /*
- * Guest tasks: which process each host tid belongs to, learned from
- * ptrace events before a new task runs, and what became of them.
+ * Guest tasks: which process each traced host tid belongs to, learned
+ * from ptrace events before a forked child runs and at a thread's first
+ * notification (adopt.h), until its exit is collected.
  */
 #include "tasks.h"
 
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "host/procstat.h"
 
 static size_t slot_of(const struct tidmap *m, pid_t tid) {
   return ((size_t)tid * 0x9e3779b97f4a7c15ull) & (m->size - 1);
@@ -111,34 +107,6 @@ void tasks_remove_thread(struct tidmap *m, pid_t tid) {
     t->proc->nthreads--;
   tidmap_del(m, tid);
   free(t);
-}
-
-/* PF_EXITING (include/linux/sched.h): the task is in do_exit. */
-#define TASK_PF_EXITING 0x4u
-
-/* True if tid is a zombie or past the point of no return in do_exit. */
-static bool task_exiting(pid_t tid) {
-  char buf[512];
-  char *p = procstat_fields(tid, buf, sizeof(buf));
-  if (p == NULL)
-    return true; /* gone, and not yet collected */
-  /* State, then ppid, pgrp, session, tty_nr, tpgid, flags. */
-  char state;
-  unsigned flags;
-  if (sscanf(p, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
-    return false;
-  return state == 'Z' || state == 'X' || (flags & TASK_PF_EXITING) != 0;
-}
-
-unsigned tasks_count_exiting(const struct tidmap *m, const struct gproc *proc,
-                             unsigned enough) {
-  unsigned n = 0;
-  for (size_t i = 0; i < m->size && n < enough; i++) {
-    const struct gthread *t = m->slots[i];
-    if (t != NULL && t->proc == proc && task_exiting(t->tid))
-      n++;
-  }
-  return n;
 }
 
 void tasks_free(struct tidmap *m) {

@@ -10,10 +10,6 @@ struct gthread *tasks_add_thread(struct tidmap *m, pid_t tid,
                                  struct gproc *proc);
 void tasks_remove_thread(struct tidmap *m, pid_t tid);
 void tasks_free(struct tidmap *m);
-/* How many of proc's threads are exiting or exited but not yet collected,
- * counting no further than enough (each costs a read of /proc). */
-unsigned tasks_count_exiting(const struct tidmap *m, const struct gproc *proc,
-                             unsigned enough);
 /* The process of a guest thread, or NULL. */
 struct gproc *sup_proc_of(struct sup *s, pid_t tid);
 

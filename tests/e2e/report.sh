@@ -49,7 +49,7 @@ check procs 'd["processes"] == 5 and d["threads"] == 5' \
   'd["limits_hit"] == ["processes"] and d["calls"]["proc"] >= 5'
 limit threads threads --thread-limit=8
 check threads 'd["status"] == "signaled" and d["signal"] == "SIGKILL"' \
-  'd["exit_status"] == 137 and d["threads"] == 9 and d["limits_hit"] == ["threads"]'
+  'd["exit_status"] == 137 and d["threads"] == 8 and d["limits_hit"] == ["threads"]'
 limit memory memory --memory-limit=96M
 check memory 'd["limits_hit"] == ["memory"] and d["peak_memory_kib"] >= 32 * 1024' \
   'd["limits"]["memory"] == 96 << 20'
