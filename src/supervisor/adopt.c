@@ -15,7 +15,6 @@
 #include "clone_flags.h"
 #include "host/procstat.h"
 #include "loader/spawn.h"
-#include "reply.h"
 #include "tasks.h"
 
 /* Tgid from /proc/TID/status, or -1. */
@@ -138,8 +137,11 @@ static bool thread_allowed(struct sup *s, struct gproc *proc) {
 
 void adopt_clone(struct sup *s, int listener, const struct seccomp_notif *n,
                  struct gproc *proc) {
+  /* Answered as Linux would, not biased as a trapped call's (trap.h):
+   * the vDSO made a plain clone. */
+  struct seccomp_notif_resp resp = {.id = n->id, .error = -EAGAIN};
   if (proc == NULL) {
-    sup_reply(listener, n->id, CLOUDABI_EAGAIN, 0);
+    ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
     return;
   }
   if (n->data.args[0] == THREAD_CLONE_FLAGS) {
@@ -155,7 +157,7 @@ void adopt_clone(struct sup *s, int listener, const struct seccomp_notif *n,
     }
     s->stats.threads++;
   }
-  struct seccomp_notif_resp resp = {.id = n->id,
-                                    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+  resp.error = 0;
+  resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
   ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
