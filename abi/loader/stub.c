@@ -334,7 +334,7 @@ void stub_main(const uint64_t *initial_sp) {
              (long)on_fault, 0};
   static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,
                                       SIGTRAP};
-  for (int i = 0; i < 5; i++)
+  for (size_t i = 0; i < sizeof(fault_signals) / sizeof(*fault_signals); i++)
     if (linux_syscall4(SYS_rt_sigaction, fault_signals[i], &fault, 0, 8) != 0)
       fail(STUB_EFS);
 

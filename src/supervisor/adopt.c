@@ -113,13 +113,14 @@ static unsigned live_threads(pid_t pid, unsigned limit) {
   DIR *d = opendir(path);
   if (d == NULL)
     return n;
-  unsigned live = 0;
+  /* Enough exiting ones found: the rest need not be read. */
+  unsigned exiting = 0, enough = n - limit + 1;
   struct dirent *e;
-  while ((e = readdir(d)) != NULL)
-    if (e->d_name[0] != '.' && !task_exiting((pid_t)atoi(e->d_name)))
-      live++;
+  while (exiting < enough && (e = readdir(d)) != NULL)
+    if (e->d_name[0] != '.' && task_exiting((pid_t)atoi(e->d_name)))
+      exiting++;
   closedir(d);
-  return live;
+  return n - exiting;
 }
 
 /* May proc have one more thread?  threads_bound only grows between

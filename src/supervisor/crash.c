@@ -31,8 +31,7 @@ bool crash_vdso_handles(int sig) {
          sig == SIGTRAP;
 }
 
-void crash_end(struct sup *s, struct gproc *proc, int sig) {
-  (void)s;
+void crash_end(struct gproc *proc, int sig) {
   if (proc->killed_by_signal == 0)
     proc->killed_by_signal = sig;
   kill(proc->pid, SIGKILL);
@@ -68,25 +67,27 @@ void crash_trap(struct sup *s, int listener, const struct seccomp_notif *n,
     sup_reply(listener, n->id, CLOUDABI_ENOSYS, 0);
     return;
   }
+  /* Compared on all 64 bits: what the program wrote, if it made the call
+   * by hand, only ends it. */
+  int sig = n->data.args[0] < 64 ? (int)n->data.args[0] : 0;
+  if (!crash_vdso_handles(sig)) {
+    kill(proc->pid, SIGKILL);
+    return;
+  }
   struct call c = {.sup = s, .proc = proc, .id = n->id, .listener = listener,
                    .tid = n->pid, .wait_fd = -1};
-  int sig = (int)n->data.args[0];
-  /* What the program wrote, if it made the call by hand: its own end. */
   siginfo_t si;
   ucontext_t uc;
   struct user_regs_struct regs;
-  bool have_si = n->data.args[0] == (uint64_t)sig &&
-                 gmem_read(&c, n->data.args[1], &si, sizeof(si)) == 0;
+  bool have_si = gmem_read(&c, n->data.args[1], &si, sizeof(si)) == 0;
   bool have_regs =
       gmem_read(&c, n->data.args[2], &uc,
                 offsetof(ucontext_t, uc_mcontext.fpregs)) == 0;
   if (have_regs)
     regs_of(&uc, &regs);
-  if (call_is_valid(&c) && crash_vdso_handles(sig)) {
+  /* The reads were the caller's, not a recycled tid's. */
+  if (call_is_valid(&c))
     report_signal(s, proc, n->pid, sig, have_si ? &si : NULL,
                   have_regs ? &regs : NULL);
-    crash_end(s, proc, sig);
-  } else {
-    kill(proc->pid, SIGKILL);
-  }
+  crash_end(proc, sig);
 }

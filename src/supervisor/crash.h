@@ -17,7 +17,7 @@
 /* The signals the loader gives the vDSO's handler (abi/loader/stub.c). */
 bool crash_vdso_handles(int sig);
 /* Kills proc, which then counts as killed by sig. */
-void crash_end(struct sup *s, struct gproc *proc, int sig);
+void crash_end(struct gproc *proc, int sig);
 /* TRAP_NR_CRASH from proc's thread. */
 void crash_trap(struct sup *s, int listener, const struct seccomp_notif *n,
                 struct gproc *proc);

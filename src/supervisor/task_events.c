@@ -97,7 +97,7 @@ static void on_signal_stop(struct sup *s, pid_t tid, int sig) {
   /* But the vDSO's own handler takes these for threads not traced (and
    * would report them again): the process is ended here instead. */
   if (crash_vdso_handles(sig) && proc != NULL) {
-    crash_end(s, proc, sig);
+    crash_end(proc, sig);
     sig = SIGKILL;
   }
   ptrace(PTRACE_CONT, tid, 0, sig);
