@@ -119,8 +119,8 @@ cloudabi_errno_t handle_file_open(struct call *c) {
   if (p.str[p.len - 1] == '/' &&
       (e = path_check_beneath(dir->obj->fd, &p)) != 0)
     return e;
-  int fd;
-  e = path_open(dir->obj->fd, &p, host_flags(oflags, &fds), 0666, follow, &fd);
+  int fd, flags = host_flags(oflags, &fds);
+  e = path_open(dir->obj->fd, &p, flags, 0666, follow, &fd);
   if (e != 0)
     return open_failed(dir->obj->fd, &p, follow, e);
   struct stat st;
@@ -139,6 +139,7 @@ cloudabi_errno_t handle_file_open(struct call *c) {
     return CLOUDABI_ENOMEM;
   obj->flags = fds.fs_flags;
   obj->by_path = true;
+  obj->accmode = flags & O_ACCMODE;
   /* Opened O_NONBLOCK: pipes and devices never block the supervisor. */
   obj->host_nonblocking = true;
   cloudabi_fd_t gfd;

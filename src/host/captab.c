@@ -18,6 +18,7 @@ struct hostobj *hostobj_new(int fd, cloudabi_filetype_t type) {
   obj->refcount = 1;
   obj->fd = fd;
   obj->blocking_fd = -1;
+  obj->accmode = -1;
   obj->type = type;
   return obj;
 }

@@ -44,6 +44,9 @@ struct hostobj {
    * kernel alone can do a guest's reads and writes (mirrors.h). */
   bool inet_stream;
   bool host_nonblocking; /* fd is our own O_NONBLOCK open file description */
+  /* fd's access mode (O_RDONLY, O_WRONLY, O_RDWR) as opened or first read
+   * with F_GETFL, which no call changes; -1 if not known. */
+  int accmode;
   /* A pipe or device we were given blocking: that description, kept for
    * mirrors (supervisor/mirrors.h), so that a guest's read waits in its
    * own kernel context as it would natively; -1 if none. */

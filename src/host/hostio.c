@@ -18,6 +18,7 @@ void hostio_prepare(struct hostobj *obj) {
   int fl = fcntl(obj->fd, F_GETFL);
   if (fl < 0)
     return;
+  obj->accmode = fl & O_ACCMODE;
   if ((fl & O_APPEND) != 0)
     obj->flags |= CLOUDABI_FDFLAG_APPEND;
   if ((fl & O_NONBLOCK) != 0)

@@ -38,9 +38,16 @@ void mirrors_teardown(struct sup *s) {
   s->mirror_inert_fd = -1;
 }
 
-/* What the kernel can enforce alone on cap: FD_READ and/or FD_WRITE. */
+/*
+ * What the kernel can enforce alone on cap: FD_READ and/or FD_WRITE, and
+ * more for files.  probe: ask the host whether a socket's description
+ * blocks, which only an offer needs; a mirror already made keeps its
+ * answer while the capability's NONBLOCK stays as it was (valid), since
+ * no call of ours changes the host's.  That spares every trapped call
+ * that validates the mirrors a system call per mirrored socket.
+ */
 static cloudabi_rights_t mirrorable(const struct sup *s,
-                                    const struct capability *cap) {
+                                    const struct capability *cap, bool probe) {
   const struct hostobj *o = cap->obj;
   if (o->fd < 0 || o->proc != NULL)
     return 0;
@@ -51,10 +58,11 @@ static cloudabi_rights_t mirrorable(const struct sup *s,
      * just falls back to the trapped path. */
     if (!o->inet_stream || o->type != CLOUDABI_FILETYPE_SOCKET_STREAM)
       return 0;
-    int fl = fcntl(o->fd, F_GETFL);
-    if (fl < 0 || ((o->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0 &&
-                   (fl & O_NONBLOCK) == 0))
-      return 0;
+    if (probe && (o->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0) {
+      int fl = fcntl(o->fd, F_GETFL);
+      if (fl < 0 || (fl & O_NONBLOCK) == 0)
+        return 0;
+    }
     return cap->base & (R(FD_READ) | R(FD_WRITE));
   }
   /* Pipes and devices only as our own non-blocking description: a read
@@ -91,8 +99,10 @@ static bool valid(const struct sup *s, struct gproc *p,
                   const struct mirror *m) {
   struct capability *cap;
   return captab_get(&p->fds, m->capfd, m->rights, &cap) == 0 &&
-         cap->obj == m->obj && (mirrorable(s, cap) & m->rights) == m->rights &&
-         m->blocking == use_blocking(cap->obj);
+         cap->obj == m->obj &&
+         (mirrorable(s, cap, false) & m->rights) == m->rights &&
+         m->blocking == use_blocking(cap->obj) &&
+         m->nonblock == ((cap->obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0);
 }
 
 /* Installs src at gfd for c: the plain way, or (answer: the call's I/O
@@ -160,7 +170,7 @@ static bool take_back(struct call *c, unsigned i, bool closed) {
     bool untouched = lseek(m.obj->fd, 0, SEEK_CUR) == 0;
     p->mirrors.open_misses = untouched ? p->mirrors.open_misses + 1 : 0;
   }
-  if (closed && kcmp_file(p->pid, getpid(), m.gfd, src) != 0) {
+  if (closed && kcmp_file(p->pid, s->self_pid, m.gfd, src) != 0) {
     forget(p, i);
     return true;
   }
@@ -211,15 +221,19 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer) {
   struct capability *cap;
   if (capfd >= MIRROR_FDS || captab_get(&p->fds, capfd, 0, &cap) != 0)
     return false;
-  cloudabi_rights_t rights = mirrorable(s, cap);
+  cloudabi_rights_t rights = mirrorable(s, cap, true);
   if (rights == 0)
     return false;
-  int fl = fcntl(cap->obj->fd, F_GETFL);
-  if (fl < 0)
-    return false;
-  if ((fl & O_ACCMODE) == O_WRONLY)
+  struct hostobj *o = cap->obj;
+  if (o->accmode < 0) {
+    int fl = fcntl(o->fd, F_GETFL);
+    if (fl < 0)
+      return false;
+    o->accmode = fl & O_ACCMODE;
+  }
+  if (o->accmode == O_WRONLY)
     rights &= ~R(FD_READ);
-  if ((fl & O_ACCMODE) == O_RDONLY)
+  if (o->accmode == O_RDONLY)
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return false;
@@ -272,6 +286,8 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer) {
                                     .obj = cap->obj,
                                     .rights = rights,
                                     .blocking = blocking,
+                                    .nonblock = (cap->obj->flags &
+                                                 CLOUDABI_FDFLAG_NONBLOCK) != 0,
                                     .at_open = answer != NULL};
   ms->used[gfd / 64] |= 1ull << (gfd % 64);
   /* Answered: the vDSO writes its own table entry (trap.h).  A second
@@ -392,7 +408,7 @@ bool mirrors_inherit(struct sup *s, struct gproc *parent, struct gproc *child) {
       continue;
     /* Already inert: nothing to take back. */
     if (s->mirror_inert_fd >= 0 &&
-        kcmp_file(child->pid, getpid(), (int)n, s->mirror_inert_fd) == 0)
+        kcmp_file(child->pid, s->self_pid, (int)n, s->mirror_inert_fd) == 0)
       continue;
     child->mirrors.stale[n / 64] |= 1ull << (n % 64);
     child->mirrors.inherited = true;

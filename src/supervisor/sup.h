@@ -66,6 +66,7 @@ struct mirror {
   struct hostobj *obj;
   cloudabi_rights_t rights;
   bool blocking; /* obj's blocking_fd, for a capability without NONBLOCK */
+  bool nonblock; /* obj's NONBLOCK when it was made (mirrorable's probe) */
   bool at_open;  /* made by file_open's answer (trap.h) */
 };
 

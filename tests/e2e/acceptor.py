@@ -152,6 +152,35 @@ def tcp_mirrored():
     print("tcp, mirrored: %d fd calls trapped for 100 connections" % fd_calls)
 
 
+def nonblock_mirrored():
+    """A mirrored TCP connection set NONBLOCK: a read with nothing to
+    read fails with EAGAIN (the blocking mirror would wait), and once
+    NONBLOCK is cleared a read waits for the next line again."""
+    port = free_port()
+    proc = start("nonblock", "sock: !socket {bind: 127.0.0.1:%d, accept: true}\n"
+                 "do: nonblock\n" % port)
+    s = connect(socket.AF_INET, ("127.0.0.1", port), proc)
+    s.settimeout(10)
+    got = b""
+    try:
+        s.sendall(b"a first line\n")
+        while not got.endswith(b"\n"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            got += chunk
+        time.sleep(0.2)  # the guest now waits in a blocking read
+        s.sendall(b"late\n")
+        got += recv_all(s)
+    except OSError as e:
+        got += b" (" + str(e).encode() + b")"
+    s.close()
+    status, out, err = finish(proc)
+    if got != b"eagain 6\ngot late\n" or status != 0:
+        fail("nonblock: got %r, status %d, stderr %r" % (got, status, err))
+    print("nonblock on a mirrored connection: %r" % got)
+
+
 def unix_narrowed():
     """A Unix listener; the config's inheriting rights are the connection's."""
     path = os.path.join(TMP, "s.sock")
@@ -269,7 +298,7 @@ def config_errors():
     print("config errors: %d checked" % len(cases))
 
 
-for test in (many_in_a_row, tcp_mirrored, unix_narrowed, stops_receiving, forked_workers,
+for test in (many_in_a_row, tcp_mirrored, nonblock_mirrored, unix_narrowed, stops_receiving, forked_workers,
              sends_refused, config_errors):
     test()
 subprocess.run(["rm", "-rf", TMP])

@@ -9,6 +9,10 @@
  *   fork    fork once; parent and child serve forever, answering
  *           "worker 0|1 LINE\n" (the test kills the run)
  *   send    sending on the acceptor's end fails (printed errno)
+ *   nonblock take one connection, read a line (its reads are mirrored by
+ *           then), set NONBLOCK: a read with nothing to read answers
+ *           "eagain ERRNO\n"; clear it: a read waits for the next line
+ *           and answers "got LINE\n"
  * Config: out (stdout), sock (the acceptor), do, count.
  */
 #include "check.h"
@@ -81,6 +85,33 @@ static void serve(cloudabi_fd_t sock, long count, const char *name) {
   rt_printf(out, "served %ld\n", count);
 }
 
+static void set_nonblock(cloudabi_fd_t fd, bool on) {
+  cloudabi_fdstat_t st = {.fs_flags = on ? CLOUDABI_FDFLAG_NONBLOCK : 0};
+  RT_EXPECT(cloudabi_sys_fd_stat_put(fd, &st, CLOUDABI_FDSTAT_FLAGS), 0);
+}
+
+/* A mirror of a blocking socket must not outlive NONBLOCK, nor a
+ * non-blocking path outlive its end. */
+static void nonblock(cloudabi_fd_t sock) {
+  cloudabi_fd_t conn;
+  char peer[128], line[256], reply[300];
+  size_t fds = 0;
+  RT_EXPECT(take(sock, &conn, peer, sizeof(peer), &fds), 0);
+  read_line(conn, line, sizeof(line));
+  set_nonblock(conn, true);
+  char byte;
+  cloudabi_iovec_t iov = {&byte, 1};
+  size_t got = 0;
+  cloudabi_errno_t e = cloudabi_sys_fd_read(conn, &iov, 1, &got);
+  size_t n = rt_snprintf(reply, sizeof(reply), "eagain %u\n", e);
+  rt_write_all(conn, reply, n);
+  set_nonblock(conn, false);
+  read_line(conn, line, sizeof(line));
+  n = rt_snprintf(reply, sizeof(reply), "got %s\n", line);
+  rt_write_all(conn, reply, n);
+  cloudabi_sys_fd_close(conn);
+}
+
 void program_main(const argdata_t *ad) {
   out = rt_map_fd(ad, "out");
   rt_log_fd = out;
@@ -96,6 +127,8 @@ void program_main(const argdata_t *ad) {
     cloudabi_fd_t pd;
     RT_EXPECT(rt_proc_fork(&pd), 0);
     serve(sock, -1, pd == CLOUDABI_PROCESS_CHILD ? "worker 1" : "worker 0");
+  } else if (strcmp(what, "nonblock") == 0) {
+    nonblock(sock);
   } else if (strcmp(what, "send") == 0) {
     char byte = 'x';
     cloudabi_ciovec_t iov = {&byte, 1};
