@@ -352,20 +352,29 @@ void park_resume(struct sup *s, struct call *p) {
   park_drop(s, p);
 }
 
-/* An object's event: resumes the waiters it concerns, then re-arms the
- * registration for those still waiting, or drops it. */
+/*
+ * An object's event: resumes the waiters it concerns, then re-arms the
+ * registration for those still waiting, or drops it.  Once a resumed
+ * waiter parks here again, the object is not ready for what it waits for
+ * (the host said EAGAIN: calls that wait for news use edge waits of their
+ * own), so the others waiting for the same events wait on unresumed: one
+ * connection for N parked workers costs two tries, not N.  An error or a
+ * hang-up concerns everyone.
+ */
 static void obj_event(struct sup *s, struct park_obj *e, uint32_t revents) {
   e->busy = true;
   struct call *list = e->waiters;
   e->waiters = NULL;
+  bool all = (revents & (EPOLLERR | EPOLLHUP)) != 0;
+  uint32_t not_ready = 0; /* events a resumed waiter parked again for */
   while (list != NULL) {
     struct call *p = list;
     list = p->next_waiter;
     p->next_waiter = NULL;
     if (p->dead)
       continue;
-    if ((p->wait_events & revents) == 0 &&
-        (revents & (EPOLLERR | EPOLLHUP)) == 0) {
+    if (!all && ((p->wait_events & revents) == 0 ||
+                 (not_ready != 0 && p->wait_events == not_ready))) {
       p->next_waiter = e->waiters; /* not for it: it waits on */
       e->waiters = p;
       continue;
@@ -373,6 +382,8 @@ static void obj_event(struct sup *s, struct park_obj *e, uint32_t revents) {
     /* Off the list while it runs: parking again puts it back. */
     p->wait_obj = NULL;
     park_resume(s, p);
+    if (!p->dead && p->wait_obj == e)
+      not_ready = p->wait_events;
   }
   e->busy = false;
   if (e->waiters == NULL || !obj_arm(s, e, true)) {

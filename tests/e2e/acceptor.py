@@ -247,6 +247,56 @@ def stops_receiving():
     finish(proc)
 
 
+def parked_threads():
+    """Twelve threads parked on one acceptor, bursts of twelve
+    connections at once: each connection wakes a thread (none is lost
+    when one wake-up serves the first waiter and stops at the next that
+    finds nothing), and the bursts spread over several threads."""
+    port = free_port()
+    proc = start("threads", "sock: !socket {bind: 127.0.0.1:%d, accept: true}\n"
+                 "do: threads\ncount: 12\n" % port)
+    served, wrong = set(), 0
+    for burst in range(25):
+        clients = []
+        for i in range(12):
+            c = connect(socket.AF_INET, ("127.0.0.1", port), proc)
+            c.settimeout(10)
+            clients.append(c)
+        for i, c in enumerate(clients):
+            c.sendall(b"b%d c%d\n" % (burst, i))
+        for i, c in enumerate(clients):
+            try:
+                got = recv_all(c)
+            except OSError as e:
+                got = str(e).encode()
+            c.close()
+            m = re.match(rb"thread (\d+) b%d c%d\n$" % (burst, i), got)
+            if m is None:
+                wrong += 1
+                if wrong < 4:
+                    fail("parked threads: burst %d client %d got %r" % (burst, i, got))
+            else:
+                served.add(int(m.group(1)))
+    # Every thread still waits: thirteen silent clients take the twelve
+    # threads and the acceptor's one place in its pair, none is left in
+    # the listen queue.
+    silent = [connect(socket.AF_INET, ("127.0.0.1", port), proc) for i in range(13)]
+    deadline = time.time() + 5
+    while listen_queue(port) != 0 and time.time() < deadline:
+        time.sleep(0.05)
+    queued = listen_queue(port)
+    if queued != 0:
+        fail("parked threads: %d connections not taken: threads were lost" % queued)
+    for c in silent:
+        c.close()
+    proc.kill()
+    finish(proc)
+    if len(served) < 2:
+        fail("parked threads: only threads %s served" % sorted(served))
+    print("parked threads: 300 connections, %d wrong, served by %d threads"
+          % (wrong, len(served)))
+
+
 def forked_workers():
     """Two processes share the acceptor's end and take connections in turn."""
     path = os.path.join(TMP, "w.sock")
@@ -298,7 +348,7 @@ def config_errors():
     print("config errors: %d checked" % len(cases))
 
 
-for test in (many_in_a_row, tcp_mirrored, nonblock_mirrored, unix_narrowed, stops_receiving, forked_workers,
+for test in (many_in_a_row, tcp_mirrored, nonblock_mirrored, parked_threads, unix_narrowed, stops_receiving, forked_workers,
              sends_refused, config_errors):
     test()
 subprocess.run(["rm", "-rf", TMP])

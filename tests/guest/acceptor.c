@@ -9,6 +9,8 @@
  *   fork    fork once; parent and child serve forever, answering
  *           "worker 0|1 LINE\n" (the test kills the run)
  *   send    sending on the acceptor's end fails (printed errno)
+ *   threads `count` threads take connections forever, each answering
+ *           "thread I LINE\n" (the test kills the run)
  *   nonblock take one connection, read a line (its reads are mirrored by
  *           then), set NONBLOCK: a read with nothing to read answers
  *           "eagain ERRNO\n"; clear it: a read waits for the next line
@@ -112,6 +114,28 @@ static void nonblock(cloudabi_fd_t sock) {
   cloudabi_sys_fd_close(conn);
 }
 
+static cloudabi_fd_t shared_sock;
+static char names[16][16];
+
+static void *serve_thread(void *arg) {
+  serve(shared_sock, -1, arg);
+  return NULL;
+}
+
+/* All parked on one acceptor: every connection must wake one of them. */
+static void threads(cloudabi_fd_t sock, long count) {
+  shared_sock = sock;
+  if (count < 1 || count > 16)
+    count = 16;
+  rt_thread_t *t[16];
+  for (long i = 1; i < count; i++) {
+    rt_snprintf(names[i], sizeof(names[i]), "thread %ld", i);
+    RT_EXPECT(rt_thread_create(&t[i], serve_thread, names[i]), 0);
+  }
+  rt_snprintf(names[0], sizeof(names[0]), "thread 0");
+  serve_thread(names[0]);
+}
+
 void program_main(const argdata_t *ad) {
   out = rt_map_fd(ad, "out");
   rt_log_fd = out;
@@ -127,6 +151,8 @@ void program_main(const argdata_t *ad) {
     cloudabi_fd_t pd;
     RT_EXPECT(rt_proc_fork(&pd), 0);
     serve(sock, -1, pd == CLOUDABI_PROCESS_CHILD ? "worker 1" : "worker 0");
+  } else if (strcmp(what, "threads") == 0) {
+    threads(sock, count);
   } else if (strcmp(what, "nonblock") == 0) {
     nonblock(sock);
   } else if (strcmp(what, "send") == 0) {
