@@ -347,6 +347,10 @@ void mirrors_after(struct call *c, cloudabi_errno_t e) {
       offer(c, (cloudabi_fd_t)c->args[0], NULL);
     break;
   case CLOUDABI_SYS_fd_close:
+    /* The vDSO closed the mirror first (a lie there leaves it to ADDFD). */
+    if (c->proc->mirrors.n != 0)
+      validate(c, true);
+    break;
   case CLOUDABI_SYS_fd_replace:
   case CLOUDABI_SYS_fd_stat_put:
     if (c->proc->mirrors.n != 0)
