@@ -116,10 +116,14 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
  * A call answered with a mirror: the supervisor installs the mirror and
  * answers in one step (SECCOMP_ADDFD_FLAG_SEND), so the call returns the
  * mirror's number; its own result is then in the last 16 bytes of the
- * call's I/O slot, TRAP_ANSWER_TAG | the mirror's number, then the result
- * (a descriptor, whose vDSO table entry the vDSO sets).  file_open does
- * this: a file is opened to be read or written.  The vDSO clears the tag
- * before each marshalled call; inputs never reach those bytes.
+ * call's I/O slot, TRAP_ANSWER_TAG | the mirror's number, then the result.
+ * file_open does this (the result is the descriptor, whose vDSO table
+ * entry the vDSO sets): a file is opened to be read or written.  So do
+ * trapped fd_read, fd_write, fd_pread and fd_pwrite that make a mirror of
+ * their descriptor (the call's first argument; the result is the bytes
+ * moved), when their data leaves those bytes free: a write's input at
+ * most IOSLOT_ANSWER bytes, a read's result at most that.  The vDSO clears
+ * the tag before each such call; inputs never reach those bytes then.
  */
 #define IOSLOT_ANSWER (IOSLOT_SIZE - 16)
 #define TRAP_ANSWER_TAG (0x5109ull << 48)

@@ -315,6 +315,28 @@ static size_t capacity(const cloudabi_iovec_t *v, size_t n) {
   return t;
 }
 
+/* The answer bytes of slot s, cleared before a trap that may use them. */
+static volatile uint64_t *answer_of(const struct slot *s) {
+  volatile uint64_t *a = (volatile uint64_t *)(s->data + IOSLOT_ANSWER);
+  a[0] = 0;
+  return a;
+}
+
+/* r as a read or write on fd returned it: if the call was answered with
+ * fd's mirror (trap.h), its number goes into the table and the result is
+ * the call's own.  A read of more than IOSLOT_ANSWER bytes is never
+ * answered so, and whatever data it left in those bytes (a peer's choice)
+ * cannot pass for an answer: its r is no mirror number. */
+static long answered_io(volatile uint64_t *a, cloudabi_fd_t fd, long r) {
+  if (a == NULL || r < MIRROR_LOW || r >= MIRROR_HIGH ||
+      a[0] != (TRAP_ANSWER_TAG | (uint64_t)r) || a[1] > IOSLOT_ANSWER)
+    return r;
+  if (fd < MIRROR_FDS)
+    __atomic_store_n(&cloudabi_vdso_mirrors_table[fd], (uint16_t)r,
+                     __ATOMIC_RELAXED);
+  return (long)a[1];
+}
+
 /* Writes (fd_write, fd_pwrite): `slot_arg` is the register for the tag. */
 static cloudabi_errno_t write_via_slot(unsigned sysno, cloudabi_fd_t fd,
                                        const void *iovs, size_t n, long a3,
@@ -323,6 +345,7 @@ static cloudabi_errno_t write_via_slot(unsigned sysno, cloudabi_fd_t fd,
   struct slot s;
   cloudabi_iovec_t v[MAX_SLOT_IOVS];
   size_t total = 0;
+  volatile uint64_t *a = NULL;
   int claimed = slot_claim(&s);
   if (claimed) {
     int ok = load_iovs(v, iovs, n);
@@ -334,9 +357,13 @@ static cloudabi_errno_t write_via_slot(unsigned sysno, cloudabi_fd_t fd,
     }
     if (ok > 0)
       args[slot_arg] = (long)TRAP_SLOT(s.index, total);
+    /* The answer bytes, unless the data reaches them. */
+    if (ok > 0 && total <= IOSLOT_ANSWER)
+      a = answer_of(&s);
   }
   long r = vdso_trap(sysno, args[0], args[1], args[2], args[3], args[4],
                      args[5]);
+  r = answered_io(a, fd, r);
   if (claimed)
     slot_release(&s);
   if (r < 0)
@@ -351,6 +378,7 @@ static cloudabi_errno_t read_via_slot(unsigned sysno, cloudabi_fd_t fd,
   long args[6] = {fd, (long)iovs, (long)n, a3, 0, 0};
   struct slot s;
   cloudabi_iovec_t v[MAX_SLOT_IOVS];
+  volatile uint64_t *a = NULL;
   int use = slot_claim(&s);
   if (use) {
     int ok = load_iovs(v, iovs, n);
@@ -358,15 +386,17 @@ static cloudabi_errno_t read_via_slot(unsigned sysno, cloudabi_fd_t fd,
       slot_release(&s);
       return CLOUDABI_EFAULT;
     }
-    if (ok > 0)
+    if (ok > 0) {
       args[slot_arg] = (long)TRAP_SLOT(s.index, capacity(v, n));
-    else {
+      a = answer_of(&s);
+    } else {
       slot_release(&s);
       use = 0;
     }
   }
   long r = vdso_trap(sysno, args[0], args[1], args[2], args[3], args[4],
                      args[5]);
+  r = answered_io(a, fd, r);
   cloudabi_errno_t e = r < 0 ? vdso_trap_errno(r) : 0;
   if (use) {
     if (e == 0)

@@ -184,7 +184,7 @@ static void process_notification(struct sup *s, int listener,
   if (s->trace != NULL)
     s->trace_hooks->call_done(s->trace, &c, e);
   if (e != CALL_PARKED && e != CALL_ABANDONED) {
-    mirrors_after(&c, e);
+    mirrors_after(&c);
     lends_settle(&c);
     if (!mirrors_answer(&c, e))
       sup_reply(listener, c.id, e, c.result);

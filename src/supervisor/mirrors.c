@@ -212,9 +212,11 @@ static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
 }
 
 /* Mirrors capfd if it can be and is not, after a trapped read or write
- * (the second: trapped_io) or, answering the call, its file_open.  True
- * if the call was answered. */
-static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer) {
+ * (the second: trapped_io) or at its file_open (at_open); with answer (the
+ * call's I/O slot's last 16 bytes), answering the call in the same step.
+ * True if the call was answered. */
+static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer,
+                  bool at_open) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirrors *ms = &p->mirrors;
@@ -237,7 +239,7 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer) {
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return false;
-  if (answer == NULL && cap->trapped_io < 1) {
+  if (!at_open && cap->trapped_io < 1) {
     cap->trapped_io++;
     return false;
   }
@@ -288,21 +290,64 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer) {
                                     .blocking = blocking,
                                     .nonblock = (cap->obj->flags &
                                                  CLOUDABI_FDFLAG_NONBLOCK) != 0,
-                                    .at_open = answer != NULL};
+                                    .at_open = at_open};
   ms->used[gfd / 64] |= 1ull << (gfd % 64);
-  /* Answered: the vDSO writes its own table entry (trap.h).  A second
-   * read of something: the program reads what it opens. */
-  if (answer == NULL) {
+  /* Answered: the vDSO writes its own table entry (trap.h). */
+  if (answer == NULL)
     tell_vdso(s, p, capfd, (uint16_t)gfd);
+  /* A second read of something: the program reads what it opens. */
+  if (!at_open)
     ms->open_misses = 0;
-  }
   return answer != NULL;
+}
+
+/* The answer bytes of the I/O slot whose tag is in argument arg, if the
+ * call's data leaves them free: a write's input was consumed, a read's
+ * output is c->result bytes from the slot's start (trap.h). */
+static uint64_t *io_answer(struct call *c, unsigned arg, bool reads) {
+  uint64_t tag = c->args[arg];
+  uint64_t index = (tag >> 32) & 0xffff;
+  if ((tag & TRAP_SLOT_MASK) != TRAP_SLOT_TAG || index >= IOSLOT_COUNT)
+    return NULL;
+  uint64_t len = reads ? c->result : (uint32_t)tag;
+  if (len > IOSLOT_ANSWER)
+    return NULL;
+  return (uint64_t *)(c->proc->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER);
+}
+
+/* A trapped read or write: its capability mirrored (at the second), in the
+ * call's answer when it can be. */
+static bool offer_io(struct call *c, cloudabi_errno_t e) {
+  struct sup *s = c->sup;
+  if (e != 0 || s->mirror_inert_fd < 0 || s->mirrors_off)
+    return false;
+  unsigned arg = c->sysno == CLOUDABI_SYS_fd_read ||
+                         c->sysno == CLOUDABI_SYS_fd_write
+                     ? 3
+                     : 4;
+  bool reads = c->sysno == CLOUDABI_SYS_fd_read ||
+               c->sysno == CLOUDABI_SYS_fd_pread;
+  uint64_t *answer = s->mirrors_no_send || c->proc->ioslots == NULL
+                         ? NULL
+                         : io_answer(c, arg, reads);
+  return offer(c, (cloudabi_fd_t)c->args[0], answer, false);
 }
 
 bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
-  if (e != 0 || p == NULL || c->sysno != CLOUDABI_SYS_file_open ||
+  if (p == NULL)
+    return false;
+  switch (c->sysno) {
+  case CLOUDABI_SYS_fd_read:
+  case CLOUDABI_SYS_fd_write:
+  case CLOUDABI_SYS_fd_pread:
+  case CLOUDABI_SYS_fd_pwrite:
+    return offer_io(c, e);
+  default:
+    break;
+  }
+  if (e != 0 || c->sysno != CLOUDABI_SYS_file_open ||
       s->mirror_inert_fd < 0 || s->mirrors_off || s->mirrors_no_send ||
       p->ioslots == NULL)
     return false;
@@ -318,7 +363,7 @@ bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
     return false;
   uint64_t *answer =
       (uint64_t *)(p->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER);
-  return offer(c, (cloudabi_fd_t)c->result, answer);
+  return offer(c, (cloudabi_fd_t)c->result, answer, true);
 }
 
 /* After a call that may have closed, replaced or narrowed a capability:
@@ -335,17 +380,10 @@ static void validate(struct call *c, bool closed) {
   }
 }
 
-void mirrors_after(struct call *c, cloudabi_errno_t e) {
+void mirrors_after(struct call *c) {
   if (c->proc == NULL)
     return;
   switch (c->sysno) {
-  case CLOUDABI_SYS_fd_read:
-  case CLOUDABI_SYS_fd_write:
-  case CLOUDABI_SYS_fd_pread:
-  case CLOUDABI_SYS_fd_pwrite:
-    if (e == 0 && c->sup->mirror_inert_fd >= 0 && !c->sup->mirrors_off)
-      offer(c, (cloudabi_fd_t)c->args[0], NULL);
-    break;
   case CLOUDABI_SYS_fd_close:
     /* The vDSO closed the mirror first (a lie there leaves it to ADDFD). */
     if (c->proc->mirrors.n != 0)

@@ -39,10 +39,13 @@
 void mirrors_setup(struct sup *s);
 void mirrors_teardown(struct sup *s);
 
-/* After c was dispatched with result e, before it is answered. */
-void mirrors_after(struct call *c, cloudabi_errno_t e);
-/* Answers c with a mirror of what it opened if it can (trap.h, "A call
- * answered with a mirror"): true if c was answered. */
+/* After c was dispatched, before it is answered: mirrors its call
+ * closed, replaced or narrowed go. */
+void mirrors_after(struct call *c);
+/* Answers c with a mirror, if it can (trap.h, "A call answered with a
+ * mirror"), of what its file_open opened or of what its trapped read or
+ * write used (the second such: a plain ADDFD when the slot has no room):
+ * true if c was answered. */
 bool mirrors_answer(struct call *c, cloudabi_errno_t e);
 void mirrors_settle_inherited(struct call *c);
 /* Before c is dispatched, after descriptors closed without a trap were
