@@ -622,7 +622,7 @@
   S(proc_fork, MIXED, 2, ((out_fd, fd, 0), (out_tid2, tid, 0)))                 \
   S(proc_raise, TRAP, 1, ((signal, sig, 0)))                                   \
   S(random_get, LOCAL, 2, ((buf_out, buf, 0), (buf_len, buf_len, 0)))          \
-  S(sock_recv, TRAP, 3,                                                        \
+  S(sock_recv, MIXED, 3,                                                        \
     ((fd, sock, CLOUDABI_R(FD_READ)), (recv_in, in, 0), (recv_out, out, 0)))               \
   S(sock_send, TRAP, 3,                                                        \
     ((fd, sock, CLOUDABI_R(FD_WRITE)), (send_in, in, 0), (send_out, out, 0)))              \

@@ -124,6 +124,9 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
  * moved), when their data leaves those bytes free: a write's input at
  * most IOSLOT_ANSWER bytes, a read's result at most that.  The vDSO clears
  * the tag before each such call; inputs never reach those bytes then.
+ * A call that returns 0 while the tag names a mirror was answered by an
+ * install a signal cut short (Linux answers it with 0 and installs
+ * nothing): its result is the second word, and it has no mirror.
  */
 #define IOSLOT_ANSWER (IOSLOT_SIZE - 16)
 #define TRAP_ANSWER_TAG (0x5109ull << 48)

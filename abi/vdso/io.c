@@ -94,6 +94,15 @@ static bool mirrored_at(long nr, cloudabi_fd_t fd, unsigned want,
   return settled(fd, m, r, done);
 }
 
+/* Whether answer word a0, with the call returning 0, says the answer
+ * with a mirror was cut short (trap.h): the result is then in the second
+ * word, and there is no mirror. */
+static bool answer_interrupted(uint64_t a0) {
+  uint64_t m = a0 & ~TRAP_SLOT_MASK;
+  return (a0 & TRAP_SLOT_MASK) == TRAP_ANSWER_TAG && m >= MIRROR_LOW &&
+         m < MIRROR_HIGH;
+}
+
 struct slot {
   int index;
   char *data;
@@ -158,7 +167,9 @@ long vdso_trap_marshalled(unsigned sysno, long a[6],
   volatile uint64_t *answer = (volatile uint64_t *)(s.data + IOSLOT_ANSWER);
   answer[0] = 0;
   long r = vdso_trap(sysno, a[0], a[1], a[2], a[3], a[4], a[5]);
-  if (fits && r >= 0 && answer[0] == (TRAP_ANSWER_TAG | (uint64_t)r)) {
+  if (fits && r == 0 && answer_interrupted(answer[0]))
+    r = (long)answer[1];
+  else if (fits && r >= 0 && answer[0] == (TRAP_ANSWER_TAG | (uint64_t)r)) {
     /* Answered with a mirror (trap.h): r is its number. */
     uint64_t result = answer[1];
     if (result < MIRROR_FDS)
@@ -328,7 +339,11 @@ static volatile uint64_t *answer_of(const struct slot *s) {
  * answered so, and whatever data it left in those bytes (a peer's choice)
  * cannot pass for an answer: its r is no mirror number. */
 static long answered_io(volatile uint64_t *a, cloudabi_fd_t fd, long r) {
-  if (a == NULL || r < MIRROR_LOW || r >= MIRROR_HIGH ||
+  if (a == NULL)
+    return r;
+  if (r == 0 && answer_interrupted(a[0]) && a[1] <= IOSLOT_ANSWER)
+    return (long)a[1];
+  if (r < MIRROR_LOW || r >= MIRROR_HIGH ||
       a[0] != (TRAP_ANSWER_TAG | (uint64_t)r) || a[1] > IOSLOT_ANSWER)
     return r;
   if (fd < MIRROR_FDS)
@@ -454,6 +469,29 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_pread(
   }
   return read_via_slot(CLOUDABI_SYS_fd_pread, fd, iovs, n, (long)offset, 4,
                        nread);
+}
+
+/*
+ * sock_recv traps with its plain arguments.  It returns 0 when it
+ * succeeds, so any mirror number is an answer with one (trap.h): that of
+ * the first descriptor received, a connection, read from where the
+ * supervisor put its number.
+ */
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
+    cloudabi_fd_t sock, const cloudabi_recv_in_t *in,
+    cloudabi_recv_out_t *out) {
+  long r = vdso_trap(CLOUDABI_SYS_sock_recv, (long)sock, (long)in, (long)out,
+                     0, 0, 0);
+  if (r < 0)
+    return vdso_trap_errno(r);
+  cloudabi_recv_in_t i;
+  cloudabi_fd_t fd;
+  if (r >= MIRROR_LOW && r < MIRROR_HIGH &&
+      vdso_copy(&i, in, sizeof(i)) == 0 && i.ri_fds_len > 0 &&
+      vdso_copy(&fd, i.ri_fds, sizeof(fd)) == 0 && fd < MIRROR_FDS)
+    __atomic_store_n(&cloudabi_vdso_mirrors_table[fd], (uint16_t)r,
+                     __ATOMIC_RELAXED);
+  return 0;
 }
 
 VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_stat_get(cloudabi_fd_t fd,

@@ -229,6 +229,9 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
     /* The guest cannot learn their numbers: do not leave them behind. */
     for (size_t i = 0; i < kept; i++)
       captab_close(&c->proc->fds, guest[i]);
+  } else if (kept > 0) {
+    c->received = true;
+    c->received_fd = guest[0];
   }
   return e;
 }

@@ -33,6 +33,10 @@ struct call {
   uint64_t args[6];       /* argument registers as the guest set them */
   struct capability *cap[7]; /* resolved descriptor arguments, by index */
   uint64_t result;        /* returned to the vDSO stub on success */
+  /* sock_recv: the first descriptor it gave the guest, which may be
+   * mirrored in the answer (supervisor/mirrors.h). */
+  bool received;
+  cloudabi_fd_t received_fd;
   /* Parking: what the call waits for (park.c). */
   bool parked; /* a heap copy on the supervisor's parked list */
   bool dead;   /* answered or abandoned; freed at the end of the round */

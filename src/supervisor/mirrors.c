@@ -105,9 +105,32 @@ static bool valid(const struct sup *s, struct gproc *p,
          m->nonblock == ((cap->obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0);
 }
 
-/* Installs src at gfd for c: the plain way, or (answer: the call's I/O
- * slot, trap.h) answering the call in the same step. */
-static int install(struct call *c, int src, int gfd, uint64_t *answer) {
+/*
+ * How an offer answers its call: not at all (the caller replies), through
+ * the answer bytes of the call's I/O slot (trap.h), or bare, for a call
+ * whose own result is 0 on success, so that the vDSO takes any mirror
+ * number for an answer (sock_recv: the mirror is of the first descriptor
+ * received).
+ */
+enum answer_kind { ANSWER_NONE, ANSWER_SLOT, ANSWER_BARE };
+struct answer {
+  enum answer_kind kind;
+  uint64_t *bytes; /* ANSWER_SLOT's */
+};
+static const struct answer no_answer = {ANSWER_NONE, NULL};
+
+/*
+ * Installs src at gfd for c, answering the call in the same step unless
+ * ans says not to: 0, -1 with errno, or INSTALL_ANSWERED_BARE.  An
+ * ADDFD_FLAG_SEND that a signal interrupts before the guest's task took
+ * the descriptor has answered the call all the same, with 0 and no
+ * descriptor (Linux marks the notification replied first), and its restart
+ * fails with EINPROGRESS: the answer bytes then stay, so that the vDSO
+ * takes the result from them (trap.h), and no mirror was made.
+ */
+#define INSTALL_ANSWERED_BARE 1
+static int install(struct call *c, int src, int gfd,
+                   const struct answer *ans) {
   struct seccomp_notif_addfd add = {
       .id = c->id,
       .flags = SECCOMP_ADDFD_FLAG_SETFD,
@@ -115,21 +138,24 @@ static int install(struct call *c, int src, int gfd, uint64_t *answer) {
       .newfd = (uint32_t)gfd,
       .newfd_flags = 0,
   };
-  if (answer != NULL) {
-    __atomic_store_n(&answer[1], c->result, __ATOMIC_RELAXED);
-    __atomic_store_n(&answer[0], TRAP_ANSWER_TAG | (uint64_t)gfd,
+  if (ans->kind == ANSWER_SLOT) {
+    __atomic_store_n(&ans->bytes[1], c->result, __ATOMIC_RELAXED);
+    __atomic_store_n(&ans->bytes[0], TRAP_ANSWER_TAG | (uint64_t)gfd,
                      __ATOMIC_RELEASE);
-    add.flags |= SECCOMP_ADDFD_FLAG_SEND;
   }
+  if (ans->kind != ANSWER_NONE)
+    add.flags |= SECCOMP_ADDFD_FLAG_SEND;
   if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
     return 0;
-  if (answer != NULL)
-    __atomic_store_n(&answer[0], 0, __ATOMIC_RELAXED);
+  if (ans->kind != ANSWER_NONE && (errno == EINPROGRESS || errno == EINTR))
+    return INSTALL_ANSWERED_BARE;
+  if (ans->kind == ANSWER_SLOT)
+    __atomic_store_n(&ans->bytes[0], 0, __ATOMIC_RELAXED);
   return -1;
 }
 
 static int addfd(struct call *c, int src, int gfd) {
-  return install(c, src, gfd, NULL);
+  return install(c, src, gfd, &no_answer);
 }
 
 /* Writes p's vDSO table entry for capfd; a failure only costs speed. */
@@ -211,12 +237,16 @@ static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
   return -1;
 }
 
-/* Mirrors capfd if it can be and is not, after a trapped read or write
- * (the second: trapped_io) or at its file_open (at_open); with answer (the
- * call's I/O slot's last 16 bytes), answering the call in the same step.
+/* offer's flags: mirror at once, not at the second trapped read or write
+ * (trapped_io); made by file_open (the mirror's at_open). */
+#define OFFER_NOW 1u
+#define OFFER_AT_OPEN 2u
+
+/* Mirrors capfd if it can be and is not, answering the call as ans says.
  * True if the call was answered. */
-static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer,
-                  bool at_open) {
+static bool offer(struct call *c, cloudabi_fd_t capfd,
+                  const struct answer *ans, unsigned flags) {
+  bool at_open = (flags & OFFER_AT_OPEN) != 0;
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirrors *ms = &p->mirrors;
@@ -239,7 +269,7 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer,
     rights &= ~R(FD_WRITE);
   if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
     return false;
-  if (!at_open && cap->trapped_io < 1) {
+  if ((flags & OFFER_NOW) == 0 && cap->trapped_io < 1) {
     cap->trapped_io++;
     return false;
   }
@@ -265,14 +295,18 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer,
     ms->size = size;
   }
   bool blocking = use_blocking(cap->obj);
-  if (install(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd,
-              answer) != 0) {
+  bool answers = ans->kind != ANSWER_NONE;
+  int done = install(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd,
+                     ans);
+  if (done == INSTALL_ANSWERED_BARE)
+    return true;
+  if (done != 0) {
     /* ENOENT: the caller is gone, nothing to answer. */
     if (errno == ENOENT)
-      return answer != NULL;
+      return answers;
     /* No ADDFD_FLAG_SEND (Linux before 5.14): mirrors at the second
      * read or write only. */
-    if (answer != NULL && errno == EINVAL) {
+    if (answers && errno == EINVAL) {
       s->mirrors_no_send = true;
       return false;
     }
@@ -293,12 +327,12 @@ static bool offer(struct call *c, cloudabi_fd_t capfd, uint64_t *answer,
                                     .at_open = at_open};
   ms->used[gfd / 64] |= 1ull << (gfd % 64);
   /* Answered: the vDSO writes its own table entry (trap.h). */
-  if (answer == NULL)
+  if (!answers)
     tell_vdso(s, p, capfd, (uint16_t)gfd);
   /* A second read of something: the program reads what it opens. */
   if (!at_open)
     ms->open_misses = 0;
-  return answer != NULL;
+  return answers;
 }
 
 /* The answer bytes of the I/O slot whose tag is in argument arg, if the
@@ -327,10 +361,22 @@ static bool offer_io(struct call *c, cloudabi_errno_t e) {
                      : 4;
   bool reads = c->sysno == CLOUDABI_SYS_fd_read ||
                c->sysno == CLOUDABI_SYS_fd_pread;
-  uint64_t *answer = s->mirrors_no_send || c->proc->ioslots == NULL
-                         ? NULL
-                         : io_answer(c, arg, reads);
-  return offer(c, (cloudabi_fd_t)c->args[0], answer, false);
+  struct answer ans = no_answer;
+  if (!s->mirrors_no_send && c->proc->ioslots != NULL &&
+      (ans.bytes = io_answer(c, arg, reads)) != NULL)
+    ans.kind = ANSWER_SLOT;
+  return offer(c, (cloudabi_fd_t)c->args[0], &ans, 0);
+}
+
+/* A connection received (sock_recv's first descriptor): mirrored at once,
+ * since it is received to be read and written, the call answered bare. */
+static bool offer_received(struct call *c, cloudabi_errno_t e) {
+  struct sup *s = c->sup;
+  if (e != 0 || !c->received || s->mirror_inert_fd < 0 || s->mirrors_off ||
+      s->mirrors_no_send || c->result != 0)
+    return false;
+  static const struct answer bare = {ANSWER_BARE, NULL};
+  return offer(c, c->received_fd, &bare, OFFER_NOW);
 }
 
 bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
@@ -344,6 +390,8 @@ bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
   case CLOUDABI_SYS_fd_pread:
   case CLOUDABI_SYS_fd_pwrite:
     return offer_io(c, e);
+  case CLOUDABI_SYS_sock_recv:
+    return offer_received(c, e);
   default:
     break;
   }
@@ -363,7 +411,8 @@ bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
     return false;
   uint64_t *answer =
       (uint64_t *)(p->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER);
-  return offer(c, (cloudabi_fd_t)c->result, answer, true);
+  struct answer ans = {ANSWER_SLOT, answer};
+  return offer(c, (cloudabi_fd_t)c->result, &ans, OFFER_NOW | OFFER_AT_OPEN);
 }
 
 /* After a call that may have closed, replaced or narrowed a capability:

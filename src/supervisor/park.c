@@ -347,7 +347,8 @@ void park_resume(struct sup *s, struct call *p) {
     return;
   if (e != CALL_ABANDONED) {
     lends_settle(p); /* what the handler closed or narrowed */
-    sup_reply(p->listener, p->id, e, p->result);
+    if (!mirrors_answer(p, e))
+      sup_reply(p->listener, p->id, e, p->result);
   }
   park_drop(s, p);
 }

@@ -11,6 +11,9 @@
  *   send    sending on the acceptor's end fails (printed errno)
  *   threads `count` threads take connections forever, each answering
  *           "thread I LINE\n" (the test kills the run)
+ *   mirror  take one connection and print "mirror RANGE" (its mirror's
+ *           rights bits, trap.h, from the vDSO's table) before any I/O,
+ *           then read its line
  *   nonblock take one connection, read a line (its reads are mirrored by
  *           then), set NONBLOCK: a read with nothing to read answers
  *           "eagain ERRNO\n"; clear it: a read waits for the next line
@@ -18,7 +21,9 @@
  * Config: out (stdout), sock (the acceptor), do, count.
  */
 #include "check.h"
+#include "elf_lookup.h"
 #include "rt_thread.h"
+#include "trap.h"
 
 static cloudabi_fd_t out;
 
@@ -136,6 +141,24 @@ static void threads(cloudabi_fd_t sock, long count) {
   serve_thread(names[0]);
 }
 
+/* A received connection comes with its mirror, of the rights it has. */
+static void mirror(cloudabi_fd_t sock) {
+  uintptr_t vdso = 0;
+  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
+    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
+      vdso = (uintptr_t)a->a_ptr;
+  const uint16_t *table =
+      (const uint16_t *)elf_lookup((const void *)vdso, VDSO_MIRRORS_SYMBOL);
+  RT_CHECK(table != NULL);
+  cloudabi_fd_t conn;
+  char peer[128], line[64];
+  size_t fds = 0;
+  RT_EXPECT(take(sock, &conn, peer, sizeof(peer), &fds), 0);
+  RT_CHECK(conn < MIRROR_FDS);
+  rt_printf(out, "mirror 0x%x\n", (unsigned)(table[conn] & ~(MIRROR_SPAN - 1)));
+  read_line(conn, line, sizeof(line));
+}
+
 void program_main(const argdata_t *ad) {
   out = rt_map_fd(ad, "out");
   rt_log_fd = out;
@@ -153,6 +176,8 @@ void program_main(const argdata_t *ad) {
     serve(sock, -1, pd == CLOUDABI_PROCESS_CHILD ? "worker 1" : "worker 0");
   } else if (strcmp(what, "threads") == 0) {
     threads(sock, count);
+  } else if (strcmp(what, "mirror") == 0) {
+    mirror(sock);
   } else if (strcmp(what, "nonblock") == 0) {
     nonblock(sock);
   } else if (strcmp(what, "send") == 0) {
