@@ -21,7 +21,7 @@
  * Config: out (stdout), sock (the acceptor), do, count.
  */
 #include "check.h"
-#include "elf_lookup.h"
+#include "vdso_symbol.h"
 #include "rt_thread.h"
 #include "trap.h"
 
@@ -143,13 +143,7 @@ static void threads(cloudabi_fd_t sock, long count) {
 
 /* A received connection comes with its mirror, of the rights it has. */
 static void mirror(cloudabi_fd_t sock) {
-  uintptr_t vdso = 0;
-  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
-    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
-      vdso = (uintptr_t)a->a_ptr;
-  const uint16_t *table =
-      (const uint16_t *)elf_lookup((const void *)vdso, VDSO_MIRRORS_SYMBOL);
-  RT_CHECK(table != NULL);
+  const uint16_t *table = vdso_symbol(VDSO_MIRRORS_SYMBOL);
   cloudabi_fd_t conn;
   char peer[128], line[64];
   size_t fds = 0;

@@ -9,7 +9,7 @@
  * Config: out, dir.
  */
 #include "check.h"
-#include "elf_lookup.h"
+#include "vdso_symbol.h"
 #include "rt_thread.h"
 #include "trap.h"
 
@@ -19,16 +19,10 @@ static volatile uint32_t *pending;
 static volatile uint16_t *mirrors;
 
 static void find_hints(void) {
-  uintptr_t vdso = 0;
-  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
-    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
-      vdso = (uintptr_t)a->a_ptr;
-  char **region = (char **)elf_lookup((const void *)vdso, VDSO_IOSLOTS_SYMBOL);
-  RT_CHECK(region != NULL && *region != NULL);
+  char **region = vdso_symbol(VDSO_IOSLOTS_SYMBOL);
+  RT_CHECK(*region != NULL);
   hints = (volatile uint8_t *)(*region + IOSLOT_CLOSE_HINTS);
-  mirrors =
-      (volatile uint16_t *)elf_lookup((const void *)vdso, VDSO_MIRRORS_SYMBOL);
-  RT_CHECK(mirrors != NULL);
+  mirrors = vdso_symbol(VDSO_MIRRORS_SYMBOL);
   pending = (volatile uint32_t *)(*region + IOSLOT_CLOSES_PENDING);
 }
 

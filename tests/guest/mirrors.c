@@ -13,7 +13,7 @@
  * out).
  */
 #include "check.h"
-#include "elf_lookup.h"
+#include "vdso_symbol.h"
 #include "rt_thread.h"
 #include "trap.h"
 
@@ -129,25 +129,14 @@ static void child_after_call(long m) {
 
 /* The vDSO's table of mirrors (trap.h), for a program to forge. */
 static uint16_t *vdso_table(void) {
-  uintptr_t vdso = 0;
-  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
-    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
-      vdso = (uintptr_t)a->a_ptr;
-  uint16_t *table =
-      (uint16_t *)elf_lookup((const void *)vdso, VDSO_MIRRORS_SYMBOL);
-  RT_CHECK(table != NULL);
-  return table;
+  return vdso_symbol(VDSO_MIRRORS_SYMBOL);
 }
 
 /* The close hints (trap.h), a byte per descriptor, for a program to
  * forge. */
 static volatile uint8_t *close_hints(void) {
-  uintptr_t vdso = 0;
-  for (const cloudabi_auxv_t *a = rt_startup.auxv; a->a_type != 0; a++)
-    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
-      vdso = (uintptr_t)a->a_ptr;
-  char **region = (char **)elf_lookup((const void *)vdso, VDSO_IOSLOTS_SYMBOL);
-  RT_CHECK(region != NULL && *region != NULL);
+  char **region = vdso_symbol(VDSO_IOSLOTS_SYMBOL);
+  RT_CHECK(*region != NULL);
   return (volatile uint8_t *)(*region + IOSLOT_CLOSE_HINTS);
 }
 

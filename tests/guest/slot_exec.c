@@ -6,20 +6,10 @@
  * program would: through the vDSO's symbol table.  Config: out (stdout).
  */
 #include "rt.h"
-#include "elf_lookup.h"
+#include "vdso_symbol.h"
 #include "trap.h"
 
 enum { NR_mmap = 9, NR_mprotect = 10, NR_munmap = 11, NR_mremap = 25 };
-
-static const void *vdso_symbol(const char *name) {
-  const void *base = NULL;
-  for (const cloudabi_auxv_t *a = rt_startup.auxv;
-       a->a_type != CLOUDABI_AT_NULL; a++)
-    if (a->a_type == CLOUDABI_AT_SYSINFO_EHDR)
-      base = a->a_ptr;
-  RT_CHECK(base != NULL);
-  return (const void *)elf_lookup(base, name);
-}
 
 static unsigned refused, allowed;
 
