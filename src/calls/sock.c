@@ -47,14 +47,15 @@ static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
        * directory capability is then on an ordinary file system, which
        * lets path.c skip checking what the kernel resolved beneath it. */
       const char *fs;
-      if (rights_for_host_fd(host[i], &r) != 0 ||
+      struct host_probe probe;
+      if (rights_for_host_fd_probe(host[i], &r, &probe) != 0 ||
           (r.type == CLOUDABI_FILETYPE_DIRECTORY &&
            pseudofs_fd(host[i], false, &fs)) ||
           (obj = hostobj_new(host[i], r.type)) == NULL) {
         close(host[i]);
         continue; /* a type CloudABI cannot name: dropped */
       }
-      hostio_prepare(obj);
+      hostio_prepare_probed(obj, &probe);
     }
     if (captab_insert(&c->proc->fds, obj, r.base & inheriting,
                       r.inheriting & inheriting, &fd) == 0)

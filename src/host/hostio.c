@@ -13,34 +13,46 @@
 
 void hostio_prepare(struct hostobj *obj) {
   struct stat st;
-  if (fstat(obj->fd, &st) != 0)
+  struct host_probe p = {0, 0, 0};
+  if (fstat(obj->fd, &st) != 0 ||
+      (p.status_flags = fcntl(obj->fd, F_GETFL)) < 0)
     return;
-  int fl = fcntl(obj->fd, F_GETFL);
-  if (fl < 0)
-    return;
+  p.mode = st.st_mode;
+  socklen_t len = sizeof(p.so_type);
+  if (S_ISSOCK(st.st_mode) &&
+      getsockopt(obj->fd, SOL_SOCKET, SO_TYPE, &p.so_type, &len) != 0)
+    p.so_type = 0;
+  hostio_prepare_probed(obj, &p);
+}
+
+void hostio_prepare_probed(struct hostobj *obj, const struct host_probe *p) {
+  mode_t mode = (mode_t)p->mode;
+  int fl = p->status_flags;
   obj->accmode = fl & O_ACCMODE;
   if ((fl & O_APPEND) != 0)
     obj->flags |= CLOUDABI_FDFLAG_APPEND;
   if ((fl & O_NONBLOCK) != 0)
     obj->flags |= CLOUDABI_FDFLAG_NONBLOCK;
-  if (S_ISSOCK(st.st_mode)) {
+  if (S_ISSOCK(mode)) {
     obj->is_socket = true;
-    int domain = 0, type = 0;
+    int domain = 0;
     socklen_t len = sizeof(domain);
-    if (getsockopt(obj->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
-        (len = sizeof(type),
-         getsockopt(obj->fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0))
-      obj->inet_stream =
-          (domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM;
+    if (getsockopt(obj->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0)
+      obj->inet_stream = (domain == AF_INET || domain == AF_INET6) &&
+                         p->so_type == SOCK_STREAM;
     return;
   }
-  if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+  if (!S_ISFIFO(mode) && !S_ISCHR(mode))
     return;
   if ((fl & O_NONBLOCK) != 0) {
     obj->host_nonblocking = true;
     return;
   }
-  /* A new open file description of the same pipe or device, ours alone. */
+  /* A new open file description of the same pipe or device, ours alone
+   * (the identity checked against the one we hold). */
+  struct stat st;
+  if (fstat(obj->fd, &st) != 0)
+    return;
   char path[64];
   snprintf(path, sizeof(path), "/proc/self/fd/%d", obj->fd);
   int fd = open(path, (fl & (O_ACCMODE | O_APPEND)) | O_NONBLOCK | O_CLOEXEC |

@@ -12,10 +12,13 @@
 #include <sys/uio.h>
 
 #include "captab.h"
+#include "rights.h"
 
 /* Prepares a new host object for non-blocking use (reopening pipes and
  * character devices when possible). */
 void hostio_prepare(struct hostobj *obj);
+/* The same with what rights_for_host_fd_probe learnt of obj->fd. */
+void hostio_prepare_probed(struct hostobj *obj, const struct host_probe *p);
 
 /* Like readv/writev: bytes moved, or -errno (-EAGAIN: would block). */
 ssize_t hostio_readv(struct hostobj *obj, const struct iovec *iov, int n);

@@ -84,9 +84,17 @@ void rights_max_for_type(cloudabi_filetype_t type, bool is_tty,
 }
 
 int rights_for_host_fd(int fd, struct fd_rights *out) {
+  struct host_probe probe;
+  return rights_for_host_fd_probe(fd, out, &probe);
+}
+
+int rights_for_host_fd_probe(int fd, struct fd_rights *out,
+                             struct host_probe *probe) {
   struct stat st;
   if (fstat(fd, &st) != 0)
     return -1;
+  probe->mode = st.st_mode;
+  probe->so_type = 0;
   bool is_tty = false;
   switch (st.st_mode & S_IFMT) {
   case S_IFREG:
@@ -111,6 +119,7 @@ int rights_for_host_fd(int fd, struct fd_rights *out) {
     socklen_t len = sizeof(so_type);
     if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &so_type, &len) != 0)
       return -1;
+    probe->so_type = so_type;
     if (so_type == SOCK_STREAM) {
       out->type = CLOUDABI_FILETYPE_SOCKET_STREAM;
     } else if (so_type == SOCK_DGRAM) {
@@ -129,6 +138,7 @@ int rights_for_host_fd(int fd, struct fd_rights *out) {
   int fl = fcntl(fd, F_GETFL);
   if (fl < 0)
     return -1;
+  probe->status_flags = fl;
   /* O_PATH descriptors can do no I/O at all. */
   if ((fl & O_PATH) != 0)
     out->base &= ~(R(FD_READ) | R(FD_WRITE));

@@ -27,6 +27,17 @@ void rights_max_for_type(cloudabi_filetype_t type, bool is_tty,
  */
 int rights_for_host_fd(int fd, struct fd_rights *out);
 
+/* What rights_for_host_fd_probe learnt of a descriptor on the way, which
+ * hostio_prepare_probed need not ask again: its mode, F_GETFL flags and,
+ * for a socket, SO_TYPE. */
+struct host_probe {
+  unsigned mode;
+  int status_flags;
+  int so_type;
+};
+int rights_for_host_fd_probe(int fd, struct fd_rights *out,
+                             struct host_probe *probe);
+
 /*
  * Rights that neither change the file system nor open anything for
  * writing: looking up, reading, listing, stat, mapping and executing.
