@@ -125,8 +125,10 @@ static const struct answer no_answer = {ANSWER_NONE, NULL};
  * ADDFD_FLAG_SEND that a signal interrupts before the guest's task took
  * the descriptor has answered the call all the same, with 0 and no
  * descriptor (Linux marks the notification replied first), and its restart
- * fails with EINPROGRESS: the answer bytes then stay, so that the vDSO
- * takes the result from them (trap.h), and no mirror was made.
+ * fails with EINPROGRESS, or with ENOENT once the guest has returned: the
+ * answer bytes then stay, so that the vDSO takes the result from them
+ * (trap.h), and no mirror was made.  (ENOENT from a caller that died
+ * leaves them to nobody.)
  */
 #define INSTALL_ANSWERED_BARE 1
 static int install(struct call *c, int src, int gfd,
@@ -147,7 +149,8 @@ static int install(struct call *c, int src, int gfd,
     add.flags |= SECCOMP_ADDFD_FLAG_SEND;
   if (ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0)
     return 0;
-  if (ans->kind != ANSWER_NONE && (errno == EINPROGRESS || errno == EINTR))
+  if (ans->kind != ANSWER_NONE &&
+      (errno == EINPROGRESS || errno == EINTR || errno == ENOENT))
     return INSTALL_ANSWERED_BARE;
   if (ans->kind == ANSWER_SLOT)
     __atomic_store_n(&ans->bytes[0], 0, __ATOMIC_RELAXED);
