@@ -12,21 +12,20 @@
 #include <unistd.h>
 
 void hostio_prepare(struct hostobj *obj) {
-  struct stat st;
-  struct host_probe p = {0, 0, 0};
-  if (fstat(obj->fd, &st) != 0 ||
+  struct host_probe p = {.so_type = 0};
+  if (fstat(obj->fd, &p.st) != 0 ||
       (p.status_flags = fcntl(obj->fd, F_GETFL)) < 0)
     return;
-  p.mode = st.st_mode;
   socklen_t len = sizeof(p.so_type);
-  if (S_ISSOCK(st.st_mode) &&
+  if (S_ISSOCK(p.st.st_mode) &&
       getsockopt(obj->fd, SOL_SOCKET, SO_TYPE, &p.so_type, &len) != 0)
     p.so_type = 0;
   hostio_prepare_probed(obj, &p);
 }
 
 void hostio_prepare_probed(struct hostobj *obj, const struct host_probe *p) {
-  mode_t mode = (mode_t)p->mode;
+  const struct stat *st = &p->st;
+  mode_t mode = st->st_mode;
   int fl = p->status_flags;
   obj->accmode = fl & O_ACCMODE;
   if ((fl & O_APPEND) != 0)
@@ -48,11 +47,7 @@ void hostio_prepare_probed(struct hostobj *obj, const struct host_probe *p) {
     obj->host_nonblocking = true;
     return;
   }
-  /* A new open file description of the same pipe or device, ours alone
-   * (the identity checked against the one we hold). */
-  struct stat st;
-  if (fstat(obj->fd, &st) != 0)
-    return;
+  /* A new open file description of the same pipe or device, ours alone. */
   char path[64];
   snprintf(path, sizeof(path), "/proc/self/fd/%d", obj->fd);
   int fd = open(path, (fl & (O_ACCMODE | O_APPEND)) | O_NONBLOCK | O_CLOEXEC |
@@ -60,8 +55,8 @@ void hostio_prepare_probed(struct hostobj *obj, const struct host_probe *p) {
   if (fd < 0)
     return; /* keep the blocking one; I/O is then checked with poll */
   struct stat st2;
-  if (fstat(fd, &st2) != 0 || st2.st_ino != st.st_ino ||
-      st2.st_dev != st.st_dev) {
+  if (fstat(fd, &st2) != 0 || st2.st_ino != st->st_ino ||
+      st2.st_dev != st->st_dev) {
     close(fd);
     return;
   }

@@ -90,13 +90,11 @@ int rights_for_host_fd(int fd, struct fd_rights *out) {
 
 int rights_for_host_fd_probe(int fd, struct fd_rights *out,
                              struct host_probe *probe) {
-  struct stat st;
-  if (fstat(fd, &st) != 0)
+  if (fstat(fd, &probe->st) != 0)
     return -1;
-  probe->mode = st.st_mode;
   probe->so_type = 0;
   bool is_tty = false;
-  switch (st.st_mode & S_IFMT) {
+  switch (probe->st.st_mode & S_IFMT) {
   case S_IFREG:
     out->type = CLOUDABI_FILETYPE_REGULAR_FILE;
     break;

@@ -7,6 +7,7 @@
 #define RIGHTS_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "cloudabi_types.h"
 
@@ -28,10 +29,10 @@ void rights_max_for_type(cloudabi_filetype_t type, bool is_tty,
 int rights_for_host_fd(int fd, struct fd_rights *out);
 
 /* What rights_for_host_fd_probe learnt of a descriptor on the way, which
- * hostio_prepare_probed need not ask again: its mode, F_GETFL flags and,
+ * hostio_prepare_probed need not ask again: its fstat, F_GETFL flags and,
  * for a socket, SO_TYPE. */
 struct host_probe {
-  unsigned mode;
+  struct stat st;
   int status_flags;
   int so_type;
 };

@@ -121,7 +121,8 @@ static const struct answer no_answer = {ANSWER_NONE, NULL};
 
 /*
  * Installs src at gfd for c, answering the call in the same step unless
- * ans says not to: 0, -1 with errno, or INSTALL_ANSWERED_BARE.  An
+ * ans says not to: 0, -1 with errno, or INSTALL_NO_MIRROR (answered, but
+ * nothing installed).  An
  * ADDFD_FLAG_SEND that a signal interrupts before the guest's task took
  * the descriptor has answered the call all the same, with 0 and no
  * descriptor (Linux marks the notification replied first), and its restart
@@ -130,7 +131,7 @@ static const struct answer no_answer = {ANSWER_NONE, NULL};
  * (trap.h), and no mirror was made.  (ENOENT from a caller that died
  * leaves them to nobody.)
  */
-#define INSTALL_ANSWERED_BARE 1
+#define INSTALL_NO_MIRROR 1
 static int install(struct call *c, int src, int gfd,
                    const struct answer *ans) {
   struct seccomp_notif_addfd add = {
@@ -151,7 +152,7 @@ static int install(struct call *c, int src, int gfd,
     return 0;
   if (ans->kind != ANSWER_NONE &&
       (errno == EINPROGRESS || errno == EINTR || errno == ENOENT))
-    return INSTALL_ANSWERED_BARE;
+    return INSTALL_NO_MIRROR;
   if (ans->kind == ANSWER_SLOT)
     __atomic_store_n(&ans->bytes[0], 0, __ATOMIC_RELAXED);
   return -1;
@@ -301,7 +302,7 @@ static bool offer(struct call *c, cloudabi_fd_t capfd,
   bool answers = ans->kind != ANSWER_NONE;
   int done = install(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd,
                      ans);
-  if (done == INSTALL_ANSWERED_BARE)
+  if (done == INSTALL_NO_MIRROR)
     return true;
   if (done != 0) {
     /* ENOENT: the caller is gone, nothing to answer. */
@@ -354,10 +355,8 @@ static uint64_t *io_answer(struct call *c, unsigned arg, bool reads) {
 
 /* A trapped read or write: its capability mirrored (at the second), in the
  * call's answer when it can be. */
-static bool offer_io(struct call *c, cloudabi_errno_t e) {
+static bool offer_io(struct call *c) {
   struct sup *s = c->sup;
-  if (e != 0 || s->mirror_inert_fd < 0 || s->mirrors_off)
-    return false;
   unsigned arg = c->sysno == CLOUDABI_SYS_fd_read ||
                          c->sysno == CLOUDABI_SYS_fd_write
                      ? 3
@@ -373,49 +372,49 @@ static bool offer_io(struct call *c, cloudabi_errno_t e) {
 
 /* A connection received (sock_recv's first descriptor): mirrored at once,
  * since it is received to be read and written, the call answered bare. */
-static bool offer_received(struct call *c, cloudabi_errno_t e) {
-  struct sup *s = c->sup;
-  if (e != 0 || !c->received || s->mirror_inert_fd < 0 || s->mirrors_off ||
-      s->mirrors_no_send || c->result != 0)
+static bool offer_received(struct call *c) {
+  if (!c->received || c->sup->mirrors_no_send || c->result != 0)
     return false;
   static const struct answer bare = {ANSWER_BARE, NULL};
   return offer(c, c->received_fd, &bare, OFFER_NOW);
 }
 
+/* A file_open: what it opened mirrored, through its path's slot, unless
+ * this process's opened files go unread (open_misses). */
+static bool offer_opened(struct call *c) {
+  struct gproc *p = c->proc;
+  struct mirrors *ms = &p->mirrors;
+  if (c->sup->mirrors_no_send || p->ioslots == NULL ||
+      (ms->open_misses >= 4 && ++ms->opens_skipped % 16 != 0))
+    return false;
+  /* The path came in a slot: its answer bytes are the call's. */
+  uint64_t path = c->args[1];
+  uint64_t index = (path >> 32) & 0xffff;
+  if ((path & TRAP_SLOT_MASK) != TRAP_SLOTADDR_TAG || index >= IOSLOT_COUNT)
+    return false;
+  struct answer ans = {
+      ANSWER_SLOT,
+      (uint64_t *)(p->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER)};
+  return offer(c, (cloudabi_fd_t)c->result, &ans, OFFER_NOW | OFFER_AT_OPEN);
+}
+
 bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
   struct sup *s = c->sup;
-  struct gproc *p = c->proc;
-  if (p == NULL)
+  if (e != 0 || c->proc == NULL || s->mirror_inert_fd < 0 || s->mirrors_off)
     return false;
   switch (c->sysno) {
   case CLOUDABI_SYS_fd_read:
   case CLOUDABI_SYS_fd_write:
   case CLOUDABI_SYS_fd_pread:
   case CLOUDABI_SYS_fd_pwrite:
-    return offer_io(c, e);
+    return offer_io(c);
   case CLOUDABI_SYS_sock_recv:
-    return offer_received(c, e);
+    return offer_received(c);
+  case CLOUDABI_SYS_file_open:
+    return offer_opened(c);
   default:
-    break;
+    return false;
   }
-  if (e != 0 || c->sysno != CLOUDABI_SYS_file_open ||
-      s->mirror_inert_fd < 0 || s->mirrors_off || s->mirrors_no_send ||
-      p->ioslots == NULL)
-    return false;
-  struct mirrors *ms = &p->mirrors;
-  if (ms->open_misses >= 4 && ++ms->opens_skipped % 16 != 0)
-    return false;
-  /* The path came in a slot: its answer bytes are the call's. */
-  uint64_t path = c->args[1];
-  if ((path & TRAP_SLOT_MASK) != TRAP_SLOTADDR_TAG)
-    return false;
-  uint64_t index = (path >> 32) & 0xffff;
-  if (index >= IOSLOT_COUNT)
-    return false;
-  uint64_t *answer =
-      (uint64_t *)(p->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER);
-  struct answer ans = {ANSWER_SLOT, answer};
-  return offer(c, (cloudabi_fd_t)c->result, &ans, OFFER_NOW | OFFER_AT_OPEN);
 }
 
 /* After a call that may have closed, replaced or narrowed a capability:
