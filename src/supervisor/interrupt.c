@@ -148,10 +148,11 @@ bool interrupt_recv(int fd, struct seccomp_notif *n, size_t size) {
     }
     int r = ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, n);
     in_recv = 0;
-    /* ENOENT: the caller died before we looked */
+    /* ENOENT: the caller died before we looked, or nobody is left */
     return r == 0;
   }
   /* A notification may have been received just before a signal jumped
    * here: the kernel fills n before any handler runs. */
+  errno = EINTR;
   return n->id != 0;
 }

@@ -16,7 +16,8 @@ void interrupt_teardown(void);
 bool interrupt_pending(void);
 /* Forwards SIGINT/SIGTERM/SIGHUP to the program, reaps on SIGCHLD. */
 void interrupt_handle(struct sup *s);
-/* RECV on fd that a signal interrupts; true if n holds a notification. */
+/* RECV on fd that a signal interrupts; true if n holds a notification,
+ * else errno says why (ENOENT: none came, EINTR: a signal). */
 bool interrupt_recv(int fd, struct seccomp_notif *n, size_t size);
 
 #endif

@@ -27,7 +27,7 @@ static void note_listeners(struct sup *s) {
   if (s->nlisteners != 1)
     return;
   for (unsigned i = 0; i < SUP_MAX_LISTENERS; i++)
-    if (s->listeners[i] != NULL)
+    if (s->listeners[i] != NULL && !s->listeners[i]->hung)
       s->single = s->listeners[i];
 }
 
@@ -57,6 +57,24 @@ struct listener *sup_listener_add(struct sup *s, int fd) {
     return l;
   }
   return NULL;
+}
+
+/*
+ * Once the last task under a filter is past its seccomp release (early in
+ * its exit), the listener polls EPOLLHUP and RECV returns ENOENT without
+ * blocking.  A loop that kept asking would spin, on the exiting task's
+ * own CPU since our wake-ups are synchronous, and hold off the exit (and
+ * the SIGCHLD it waits for) until the scheduler preempted it: up to a few
+ * milliseconds at the end of every run.
+ */
+bool sup_listener_check_hung(struct sup *s, struct listener *l,
+                             uint32_t events) {
+  if ((events & EPOLLIN) != 0 || (events & EPOLLHUP) == 0)
+    return false;
+  l->hung = true;
+  epoll_ctl(s->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+  note_listeners(s);
+  return true;
 }
 
 void sup_listener_unref(struct sup *s, struct listener *l) {

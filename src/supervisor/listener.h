@@ -14,4 +14,10 @@
 struct listener *sup_listener_add(struct sup *s, int fd);
 void sup_listener_unref(struct sup *s, struct listener *l);
 
+/* The loop saw l ready with events (EPOLLIN, EPOLLHUP) and RECV found
+ * nothing: true if l is hung, now out of the epoll set and off the fast
+ * path. */
+bool sup_listener_check_hung(struct sup *s, struct listener *l,
+                             uint32_t events);
+
 #endif

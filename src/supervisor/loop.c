@@ -191,12 +191,17 @@ static void process_notification(struct sup *s, int listener,
   }
 }
 
-static void handle_notification(struct sup *s, int listener) {
+static void handle_notification(struct sup *s, struct listener *l,
+                                uint32_t events) {
   struct seccomp_notif *n = s->notif;
   memset(n, 0, s->notif_size);
-  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n) != 0)
-    return; /* ENOENT: the caller died before we looked; EINTR */
-  process_notification(s, listener, n);
+  /* ENOENT: the caller died before we looked, or nobody is left */
+  if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, n) != 0) {
+    sup_listener_check_hung(s, l, events);
+    return;
+  }
+  l->recv_failed = false;
+  process_notification(s, l->fd, n);
 }
 
 /* ---- set-up and the loop ---- */
@@ -334,13 +339,19 @@ static void teardown(struct sup *s) {
  * and save an epoll_wait per call.
  */
 static struct listener *fast_path_listener(struct sup *s) {
-  return s->parked == NULL && s->nlisteners == 1 ? s->single : NULL;
+  if (s->parked != NULL || s->nlisteners != 1 || s->single == NULL)
+    return NULL;
+  /* A RECV that found nothing goes round epoll once, which tells a
+   * caller that died from a listener nobody can send on (listener.c). */
+  return s->single->recv_failed ? NULL : s->single;
 }
 
 static void fast_recv(struct sup *s, struct listener *l) {
   struct seccomp_notif *n = s->notif;
   if (interrupt_recv(l->fd, n, s->notif_size))
     process_notification(s, l->fd, n);
+  else if (errno == ENOENT)
+    l->recv_failed = true;
 }
 
 int sup_run(const struct sup_options *opts, int prog_fd,
@@ -383,7 +394,8 @@ int sup_run(const struct sup_options *opts, int prog_fd,
       if (ev >= EV_LISTENER && ev < EV_LISTENER + SUP_MAX_LISTENERS) {
         /* Gone if its last process was reaped earlier in this round. */
         if (s.listeners[ev - EV_LISTENER] != NULL)
-          handle_notification(&s, s.listeners[ev - EV_LISTENER]->fd);
+          handle_notification(&s, s.listeners[ev - EV_LISTENER],
+                              evs[i].events);
       } else if (ev == EV_SIGNAL)
         interrupt_handle(&s);
       else if (ev >= EV_ACCEPTOR && ev < EV_ACCEPTOR + SUP_MAX_ACCEPTORS)

@@ -32,6 +32,11 @@ struct listener {
   int fd;
   unsigned refcount;
   unsigned index; /* in sup.listeners */
+  /* No task runs under its filter any more (the last one is exiting):
+   * RECV would return ENOENT at once, forever, so the loop leaves it
+   * alone until its processes are reaped (listener.c). */
+  bool hung;
+  bool recv_failed; /* its last blocking RECV came back with nothing */
 };
 
 /* A descriptor lent to the guest for mem_map (lends.h). */
