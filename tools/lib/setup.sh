@@ -6,7 +6,7 @@ PACKAGES="build-essential cmake pkg-config clang lld libclang-rt-14-dev \
 libyaml-dev libelf-dev libseccomp-dev libcmocka-dev"
 # What only the tests use (tools/test.sh adds them): python3 and curl for
 # the end-to-end tests, podman, conmon and containerd for cloudabi-oci's.
-TEST_PACKAGES="python3 curl podman conmon containerd"
+TEST_PACKAGES="python3 curl strace podman conmon containerd"
 
 log() { printf '%s\n' "$*" >&2; }
 
