@@ -64,8 +64,8 @@ struct listener *sup_listener_add(struct sup *s, int fd) {
  * its exit), the listener polls EPOLLHUP and RECV returns ENOENT without
  * blocking.  A loop that kept asking would spin, on the exiting task's
  * own CPU since our wake-ups are synchronous, and hold off the exit (and
- * the SIGCHLD it waits for) until the scheduler preempted it: up to a few
- * milliseconds at the end of every run.
+ * the SIGCHLD it waits for) until the scheduler preempted it: milliseconds
+ * at the end of a run whose teardown is slow (a large address space).
  */
 bool sup_listener_check_hung(struct sup *s, struct listener *l,
                              uint32_t events) {
