@@ -87,6 +87,19 @@ _Static_assert(IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS <= IOSLOT_HEADER &&
                "the close hints fit in the slots' first page");
 
 /*
+ * Mirror use, in the same page: a byte per descriptor below CLOSE_HINT_FDS
+ * at IOSLOT_MIRROR_USED, which the supervisor clears when it mirrors what
+ * a file_open opened and the vDSO sets when a call through the mirror
+ * succeeds.  When the mirror is taken back, the supervisor learns from it
+ * whether the opened file was used, without a system call (its open-miss
+ * count, supervisor/mirrors.c).  A lie only changes when mirrors are made.
+ */
+#define IOSLOT_MIRROR_USED 2048u
+_Static_assert(IOSLOT_MIRROR_USED >= IOSLOT_CLOSE_HINTS + CLOSE_HINT_FDS &&
+                   IOSLOT_MIRROR_USED + CLOSE_HINT_FDS <= IOSLOT_HEADER,
+               "the use bytes fit in the slots' first page");
+
+/*
  * Mirrored descriptors: the supervisor may install a capability's host
  * descriptor in the guest (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD) at a
  * number whose bits say what the filter lets the guest do with it: the

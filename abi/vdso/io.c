@@ -44,10 +44,22 @@ static long mirror_of(cloudabi_fd_t fd, unsigned want) {
   return (long)m;
 }
 
+/* Tells the supervisor that fd's mirror was used (trap.h, "Mirror
+ * use"); stored once, so that later calls only read the byte. */
+static void mark_used(cloudabi_fd_t fd) {
+  char *region = cloudabi_vdso_ioslots;
+  if (region == NULL || fd >= CLOSE_HINT_FDS)
+    return;
+  uint8_t *used = (uint8_t *)region + IOSLOT_MIRROR_USED + fd;
+  if (__atomic_load_n(used, __ATOMIC_RELAXED) == 0)
+    __atomic_store_n(used, 1, __ATOMIC_RELAXED);
+}
+
 /* The mirror call's result r: true with *done set if it succeeded. */
 static bool settled(cloudabi_fd_t fd, long m, long r, size_t *done) {
   if (r >= 0) {
     *done = (size_t)r;
+    mark_used(fd);
     return true;
   }
   if (r == -9 /* EBADF */ || r == -22 /* EINVAL */) {
@@ -576,6 +588,7 @@ cloudabi_sys_file_stat_fget(cloudabi_fd_t fd, cloudabi_filestat_t *buf) {
     struct linux_stat st;
     long r = vdso_syscall2(SYS_fstat, m, (long)&st);
     if (r == 0 && (st.mode & LINUX_S_IFMT) == LINUX_S_IFREG) {
+      mark_used(fd);
       cloudabi_filestat_t fs = {
           .st_dev = st.dev,
           .st_ino = st.ino,

@@ -186,6 +186,14 @@ static long kcmp_file(pid_t a, pid_t b, int fa, int fb) {
   return syscall(SYS_kcmp, a, b, KCMP_FILE, fa, fb);
 }
 
+/* The byte through which the vDSO says capfd's mirror was used (trap.h,
+ * "Mirror use"), or NULL. */
+static uint8_t *use_byte(const struct gproc *p, cloudabi_fd_t capfd) {
+  if (p->ioslots == NULL || capfd >= CLOSE_HINT_FDS)
+    return NULL;
+  return (uint8_t *)p->ioslots + IOSLOT_MIRROR_USED + capfd;
+}
+
 /* Takes record i back on c's call; false if the process had to go.
  * closed: the vDSO closed the number itself (an fd_close without a
  * trap), so only if the guest still holds our descriptor there does it
@@ -197,7 +205,9 @@ static bool take_back(struct call *c, unsigned i, bool closed) {
   struct mirror m = p->mirrors.at[i];
   int src = m.blocking ? m.obj->blocking_fd : m.obj->fd;
   if (m.at_open) {
-    bool untouched = lseek(m.obj->fd, 0, SEEK_CUR) == 0;
+    uint8_t *used = use_byte(p, m.capfd);
+    bool untouched = used != NULL ? __atomic_load_n(used, __ATOMIC_RELAXED) == 0
+                                  : lseek(m.obj->fd, 0, SEEK_CUR) == 0;
     p->mirrors.open_misses = untouched ? p->mirrors.open_misses + 1 : 0;
   }
   if (closed && kcmp_file(p->pid, s->self_pid, m.gfd, src) != 0) {
@@ -300,6 +310,10 @@ static bool offer(struct call *c, cloudabi_fd_t capfd,
   }
   bool blocking = use_blocking(cap->obj);
   bool answers = ans->kind != ANSWER_NONE;
+  /* Before the guest can see the mirror: its first use sets the byte. */
+  uint8_t *used = at_open ? use_byte(p, capfd) : NULL;
+  if (used != NULL)
+    __atomic_store_n(used, 0, __ATOMIC_RELAXED);
   int done = install(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd,
                      ans);
   if (done == INSTALL_NO_MIRROR)

@@ -84,11 +84,12 @@ struct mirrors {
    * its first call. */
   bool inherited;
   uint64_t stale[MIRROR_HIGH / 64];
-  /* Mirrors made at file_open and taken back with the file untouched
-   * (offset 0), in a row: a program that opens without reading (to
-   * stat, to check) pays an ADDFD for nothing, so past a few it gets
-   * mirrors at the second read only, but for one open in 16, in case it
-   * has moved on. */
+  /* Mirrors made at file_open and taken back unused, in a row (the
+   * vDSO's use byte, trap.h; the file offset still 0 for descriptors
+   * beyond those bytes): a program that opens without reading or
+   * stat-ing through the mirror (to check a path) pays for its take-back
+   * for nothing, so past a few it gets mirrors at the second read only,
+   * but for one open in 16, in case it has moved on. */
   unsigned open_misses, opens_skipped;
 };
 
