@@ -29,17 +29,25 @@
 /* Linux's limit on descriptors in one SCM_RIGHTS message. */
 #define MAX_PASSED_FDS 253
 
-/* Files the guest received: into its table, their numbers to out. */
-static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
+/* Files the guest received on `from`: into its table, their numbers to
+ * out. */
+static size_t adopt_fds(struct call *c, const struct hostobj *from,
+                        const int *host, size_t n, bool peek,
                         cloudabi_rights_t inheriting, cloudabi_fd_t *out) {
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     struct fd_rights r;
-    struct hostobj *obj =
-        inflight_take(&c->sup->inflight, host[i], !peek, &r.base,
-                      &r.inheriting);
+    struct host_probe known;
     cloudabi_fd_t fd;
-    if (obj != NULL) {
+    struct hostobj *obj = NULL;
+    if (acceptor_connection(from, &r, &known)) {
+      /* One of the acceptor's connections: never a guest's, never in
+       * flight, and what it is is known. */
+      if ((obj = hostobj_new(host[i], r.type)) == NULL)
+        continue; /* closed by hostobj_new */
+      hostio_prepare_probed(obj, &known);
+    } else if ((obj = inflight_take(&c->sup->inflight, host[i], !peek,
+                                    &r.base, &r.inheriting)) != NULL) {
       close(host[i]); /* a duplicate of obj->fd */
     } else {
       /* From outside the sandbox.  A directory on a file system of the
@@ -50,11 +58,12 @@ static size_t adopt_fds(struct call *c, const int *host, size_t n, bool peek,
       struct host_probe probe;
       if (rights_for_host_fd_probe(host[i], &r, &probe) != 0 ||
           (r.type == CLOUDABI_FILETYPE_DIRECTORY &&
-           pseudofs_fd(host[i], false, &fs)) ||
-          (obj = hostobj_new(host[i], r.type)) == NULL) {
+           pseudofs_fd(host[i], false, &fs))) {
         close(host[i]);
         continue; /* a type CloudABI cannot name: dropped */
       }
+      if ((obj = hostobj_new(host[i], r.type)) == NULL)
+        continue; /* closed by hostobj_new */
       hostio_prepare_probed(obj, &probe);
     }
     if (captab_insert(&c->proc->fds, obj, r.base & inheriting,
@@ -210,7 +219,8 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
   if (dropped && in.ri_fds_len > 0)
     m.msg_flags |= MSG_CTRUNC;
   cloudabi_fd_t guest[MAX_PASSED_FDS];
-  size_t kept = adopt_fds(c, host, nhost, peek, cap->inheriting, guest);
+  size_t kept =
+      adopt_fds(c, cap->obj, host, nhost, peek, cap->inheriting, guest);
 
   cloudabi_recv_out_t out;
   memset(&out, 0, sizeof(out));

@@ -34,9 +34,10 @@ void hostio_prepare_probed(struct hostobj *obj, const struct host_probe *p) {
     obj->flags |= CLOUDABI_FDFLAG_NONBLOCK;
   if (S_ISSOCK(mode)) {
     obj->is_socket = true;
-    int domain = 0;
+    int domain = p->domain;
     socklen_t len = sizeof(domain);
-    if (getsockopt(obj->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0)
+    if (domain != 0 ||
+        getsockopt(obj->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0)
       obj->inet_stream = (domain == AF_INET || domain == AF_INET6) &&
                          p->so_type == SOCK_STREAM;
     return;

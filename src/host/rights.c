@@ -93,6 +93,7 @@ int rights_for_host_fd_probe(int fd, struct fd_rights *out,
   if (fstat(fd, &probe->st) != 0)
     return -1;
   probe->so_type = 0;
+  probe->domain = 0;
   bool is_tty = false;
   switch (probe->st.st_mode & S_IFMT) {
   case S_IFREG:

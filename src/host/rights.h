@@ -35,6 +35,7 @@ struct host_probe {
   struct stat st;
   int status_flags;
   int so_type;
+  int domain; /* a socket's SO_DOMAIN, or 0 for not asked yet */
 };
 int rights_for_host_fd_probe(int fd, struct fd_rights *out,
                              struct host_probe *probe);

@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@ struct acceptor {
   int listen_fd;  /* -1 once the program's end refused a hand-over */
   int sup_fd;     /* our end of the pair: we only send */
   bool armed;     /* listen_fd is watched by the loop */
+  int domain;     /* the listener's address family */
   struct hostobj *obj; /* the program's end; not a reference */
   /* The listening socket's path, for peers without an address. */
   char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
@@ -175,6 +177,21 @@ void acceptor_feed(struct hostobj *obj) {
     feed(obj->acceptor);
 }
 
+bool acceptor_connection(const struct hostobj *end, struct fd_rights *rights,
+                         struct host_probe *probe) {
+  const struct acceptor *a = end != NULL ? end->acceptor : NULL;
+  if (a == NULL || a->domain == AF_UNSPEC)
+    return false;
+  rights->type = CLOUDABI_FILETYPE_SOCKET_STREAM;
+  rights_max_for_type(rights->type, false, &rights->base, &rights->inheriting);
+  memset(probe, 0, sizeof(*probe));
+  probe->st.st_mode = S_IFSOCK;
+  probe->status_flags = O_RDWR; /* accept4 with SOCK_CLOEXEC alone */
+  probe->so_type = SOCK_STREAM;
+  probe->domain = a->domain;
+  return true;
+}
+
 void acceptor_event(struct sup *s, uint64_t i) {
   if (i < SUP_MAX_ACCEPTORS && s->acceptors[i] != NULL)
     feed(s->acceptors[i]);
@@ -227,7 +244,7 @@ struct hostobj *acceptor_open(struct sup *s, int listen_fd) {
   }
   *a = (struct acceptor){.sup = s, .index = i, .listen_fd = listen_fd,
                          .sup_fd = pair[1], .obj = obj,
-                         .unix_path = {0}};
+                         .domain = sun.sun_family, .unix_path = {0}};
   memcpy(a->unix_path, sun.sun_path,
          sun.sun_family == AF_UNIX ? strnlen(sun.sun_path, sizeof(sun.sun_path))
                                    : 0);

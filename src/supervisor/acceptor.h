@@ -18,6 +18,7 @@
 #ifndef ACCEPTOR_H
 #define ACCEPTOR_H
 
+#include "host/rights.h"
 #include "sup.h"
 
 /* epoll data of acceptor i's listener (listener.h has the others). */
@@ -30,6 +31,16 @@ struct hostobj *acceptor_open(struct sup *s, int listen_fd);
 /* Hands over a connection if the pair is empty and one is waiting; a
  * no-op for an object that is not an acceptor's end. */
 void acceptor_feed(struct hostobj *obj);
+
+/*
+ * What a descriptor received on end is, if end is an acceptor's: only the
+ * acceptor sends into that pair, and only what accept4 gave it, so the
+ * descriptor is one of its listener's connections, with the rights of a
+ * stream socket, and needs no probing (fstat, fcntl, getsockopt).  False
+ * for any other object.
+ */
+bool acceptor_connection(const struct hostobj *end, struct fd_rights *rights,
+                         struct host_probe *probe);
 
 /* Acceptor i's listener is readable (the loop's EV_ACCEPTOR + i). */
 void acceptor_event(struct sup *s, uint64_t i);
