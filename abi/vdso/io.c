@@ -483,15 +483,17 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_fd_pread(
                        nread);
 }
 
-/*
- * sock_recv traps with its plain arguments.  It returns 0 when it
- * succeeds, so any mirror number is an answer with one (trap.h): that of
- * the first descriptor received, a connection, read from where the
- * supervisor put its number.
- */
-VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
-    cloudabi_fd_t sock, const cloudabi_recv_in_t *in,
-    cloudabi_recv_out_t *out) {
+/* sock_recv's answer r with a mirror (trap.h): that of the first
+ * descriptor received, whose number is fds[0]. */
+static void received_mirror(long r, const cloudabi_fd_t *fds, size_t nfds) {
+  if (r >= MIRROR_LOW && r < MIRROR_HIGH && nfds > 0 && fds[0] < MIRROR_FDS)
+    __atomic_store_n(&cloudabi_vdso_mirrors_table[fds[0]], (uint16_t)r,
+                     __ATOMIC_RELAXED);
+}
+
+static cloudabi_errno_t sock_recv_plain(cloudabi_fd_t sock,
+                                        const cloudabi_recv_in_t *in,
+                                        cloudabi_recv_out_t *out) {
   long r = vdso_trap(CLOUDABI_SYS_sock_recv, (long)sock, (long)in, (long)out,
                      0, 0, 0);
   if (r < 0)
@@ -500,9 +502,84 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
   cloudabi_fd_t fd;
   if (r >= MIRROR_LOW && r < MIRROR_HIGH &&
       vdso_copy(&i, in, sizeof(i)) == 0 && i.ri_fds_len > 0 &&
-      vdso_copy(&fd, i.ri_fds, sizeof(fd)) == 0 && fd < MIRROR_FDS)
-    __atomic_store_n(&cloudabi_vdso_mirrors_table[fd], (uint16_t)r,
-                     __ATOMIC_RELAXED);
+      vdso_copy(&fd, i.ri_fds, sizeof(fd)) == 0)
+    received_mirror(r, &fd, 1);
+  return 0;
+}
+
+/* At most this many buffers go through a slot; more trap plainly. */
+#define RECV_SLOT_IOVS 16
+
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/*
+ * sock_recv through an I/O slot, so that the supervisor moves neither the
+ * message nor its descriptors with process_vm_readv/writev: the data at
+ * the slot's start (the tag in the fourth argument, as fd_read's), then
+ * recv_in with its descriptor array in the slot, the array, recv_out.  The
+ * call returns 0 when it succeeds, so any mirror number is an answer with
+ * one (trap.h): that of the first descriptor received, a connection.
+ * What does not fit, and bad pointers, trap with the plain arguments.
+ */
+VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
+    cloudabi_fd_t sock, const cloudabi_recv_in_t *in,
+    cloudabi_recv_out_t *out) {
+  cloudabi_recv_in_t i;
+  cloudabi_iovec_t iov[RECV_SLOT_IOVS];
+  if (vdso_copy(&i, in, sizeof(i)) != 0 || i.ri_data_len > RECV_SLOT_IOVS ||
+      i.ri_fds_len > IOSLOT_ANSWER / sizeof(cloudabi_fd_t) ||
+      vdso_copy(iov, i.ri_data, i.ri_data_len * sizeof(iov[0])) != 0)
+    return sock_recv_plain(sock, in, out);
+  size_t total = 0;
+  for (size_t k = 0; k < i.ri_data_len; k++) {
+    if (iov[k].buf_len > IOSLOT_ANSWER - total)
+      return sock_recv_plain(sock, in, out);
+    total += iov[k].buf_len;
+  }
+  size_t in_off = align8(total);
+  size_t fds_off = align8(in_off + sizeof(i));
+  size_t out_off = align8(fds_off + i.ri_fds_len * sizeof(cloudabi_fd_t));
+  struct slot s;
+  if (out_off + sizeof(*out) > IOSLOT_ANSWER || !slot_claim(&s))
+    return sock_recv_plain(sock, in, out);
+  cloudabi_recv_in_t si = i;
+  si.ri_fds = (cloudabi_fd_t *)TRAP_SLOTADDR(s.index, fds_off);
+  __builtin_memcpy(s.data + in_off, &si, sizeof(si));
+  long r = vdso_trap(CLOUDABI_SYS_sock_recv, (long)sock,
+                     (long)TRAP_SLOTADDR(s.index, in_off),
+                     (long)TRAP_SLOTADDR(s.index, out_off),
+                     (long)TRAP_SLOT(s.index, total), 0, 0);
+  if (r < 0) {
+    slot_release(&s);
+    return vdso_trap_errno(r);
+  }
+  /* The slot is this process's memory, which other threads can write:
+   * every count read back is bounded again. */
+  cloudabi_recv_out_t o;
+  __builtin_memcpy(&o, s.data + out_off, sizeof(o));
+  size_t nfds = o.ro_fdslen < i.ri_fds_len ? o.ro_fdslen : i.ri_fds_len;
+  const cloudabi_fd_t *fds = (const cloudabi_fd_t *)(s.data + fds_off);
+  size_t left = o.ro_datalen < total ? o.ro_datalen : total, off = 0;
+  int bad = 0;
+  for (size_t k = 0; k < i.ri_data_len && left > 0; k++) {
+    size_t part = iov[k].buf_len < left ? iov[k].buf_len : left;
+    bad |= vdso_copy(iov[k].buf, s.data + off, part);
+    off += part;
+    left -= part;
+  }
+  if (nfds > 0)
+    bad |= vdso_copy(i.ri_fds, fds, nfds * sizeof(cloudabi_fd_t));
+  bad |= vdso_copy(out, &o, sizeof(o));
+  if (bad) {
+    /* As the supervisor does when it cannot write them: the program
+     * cannot learn their numbers, so they do not stay. */
+    for (size_t k = 0; k < nfds; k++)
+      vdso_trap(CLOUDABI_SYS_fd_close, (long)fds[k], 0, 0, 0, 0, 0);
+    slot_release(&s);
+    return CLOUDABI_EFAULT;
+  }
+  received_mirror(r, fds, nfds);
+  slot_release(&s);
   return 0;
 }
 

@@ -164,7 +164,9 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
   struct call sub = *c;
   sub.args[0] = (uint64_t)(uintptr_t)in.ri_data;
   sub.args[1] = in.ri_data_len;
-  sub.args[2] = 0; /* no I/O slot */
+  /* The data's I/O slot, if the vDSO gave one: the tag in the fourth
+   * register, which sock_recv does not otherwise use (abi/vdso/io.c). */
+  sub.args[2] = c->args[3];
   struct gmem_sink sink;
   e = gmem_sink_open(&sub, 0, 2, &sink);
   if (e != 0)
