@@ -231,6 +231,24 @@ def listen_queue(port):
     return -1
 
 
+def threads_reading(sup_pid):
+    """How many threads of the supervisor's guest are in a read(2), which
+    for the threads example is the read of a taken connection (a mirror:
+    the guest's own kernel call)."""
+    n = 0
+    try:
+        with open("/proc/%d/task/%d/children" % (sup_pid, sup_pid)) as f:
+            guests = f.read().split()
+        for g in guests:
+            for t in os.listdir("/proc/%s/task" % g):
+                with open("/proc/%s/task/%s/syscall" % (g, t)) as f:
+                    if f.read().split()[0] == "0":
+                        n += 1
+    except OSError:
+        pass
+    return n
+
+
 def fd_count(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
@@ -295,18 +313,39 @@ def parked_threads():
                     fail("parked threads: burst %d client %d got %r" % (burst, i, got))
             else:
                 served.add(int(m.group(1)))
-    # Every thread still waits: thirteen silent clients take the twelve
-    # threads and the acceptor's one place in its pair, none is left in
-    # the listen queue.
-    silent = [connect(socket.AF_INET, ("127.0.0.1", port), proc) for i in range(13)]
-    deadline = time.time() + 5
-    while listen_queue(port) != 0 and time.time() < deadline:
+    # Every thread still waits: twelve silent clients are taken by twelve
+    # different threads, each of which then blocks reading its client, so
+    # the replies to lines sent only once all are taken name twelve
+    # threads.  A lost thread would leave a connection in the pair or the
+    # backlog until one of the others came back for it.  (A thirteenth
+    # client could not tell: with nobody asking, the acceptor leaves it in
+    # the backlog rather than the pair, by design.)
+    silent = [connect(socket.AF_INET, ("127.0.0.1", port), proc) for i in range(12)]
+    deadline = time.time() + 20
+    while threads_reading(proc.pid) < 12 and time.time() < deadline:
         time.sleep(0.05)
-    queued = listen_queue(port)
-    if queued != 0:
-        fail("parked threads: %d connections not taken: threads were lost" % queued)
-    for c in silent:
+    reading = threads_reading(proc.pid)
+    if reading != 12:
+        fail("parked threads: %d of 12 threads took a waiting client: threads were lost"
+             % reading)
+    waiting = set()
+    for i, c in enumerate(silent):
+        c.settimeout(10)
+        c.sendall(b"last c%d\n" % i)
+    for i, c in enumerate(silent):
+        try:
+            got = recv_all(c)
+        except OSError as e:
+            got = str(e).encode()
         c.close()
+        m = re.match(rb"thread (\d+) last c%d\n$" % i, got)
+        if m is None:
+            fail("parked threads: silent client %d got %r" % (i, got))
+        else:
+            waiting.add(int(m.group(1)))
+    if len(waiting) != 12:
+        fail("parked threads: 12 waiting clients served by threads %s: threads were lost"
+             % sorted(waiting))
     proc.kill()
     finish(proc)
     if len(served) < 2:
