@@ -203,19 +203,44 @@ cloudabi_errno_t handle_sock_recv(struct call *c) {
   bool peek = (in.ri_flags & CLOUDABI_SOCK_RECV_PEEK) != 0;
   if (peek)
     flags |= MSG_PEEK;
-  /* An acceptor's end: the connection asked for, if one waits. */
-  acceptor_feed(cap->obj);
+  /* An acceptor's end: what waits in the pair first; with it empty, a
+   * plain receive with room for the connection takes one straight from
+   * the listener, as the pair would have carried it.  Anything else has
+   * the pair fed first. */
+  bool direct = in.ri_flags == 0 && in.ri_fds_len > 0 &&
+                cap->obj->acceptor != NULL;
+  if (!direct)
+    acceptor_feed(cap->obj);
   ssize_t n = recv_guest(cap->obj, &m, flags);
-  if (n >= 0 && !peek)
+  int host[MAX_PASSED_FDS];
+  size_t nhost = 0;
+  bool dropped = false, taken = false;
+  if (n < 0 && errno == EAGAIN && direct) {
+    char text[ACCEPTOR_TEXT_MAX];
+    size_t len;
+    host[0] = acceptor_take(cap->obj, text, sizeof(text), &len);
+    if (host[0] >= 0) {
+      taken = true;
+      nhost = 1;
+      n = (ssize_t)(len < sink.buf.iov_len ? len : sink.buf.iov_len);
+      memcpy(sink.buf.iov_base, text, (size_t)n);
+      m.msg_flags = (size_t)n < len ? MSG_TRUNC : 0;
+      cap->obj->received += (uint64_t)n;
+    } else {
+      errno = EAGAIN;
+    }
+  }
+  if (n >= 0 && direct)
+    acceptor_watch(cap->obj); /* the next: straight, or for a parked call */
+  else if (n >= 0 && !peek)
     acceptor_feed(cap->obj); /* the next, for another thread waiting */
   if (n < 0 && errno == EAGAIN)
     return sup_wait_for(c, cap->obj, EPOLLIN);
   if (n < 0)
     return errno_from_host(errno);
 
-  int host[MAX_PASSED_FDS];
-  bool dropped;
-  size_t nhost = take_fds(c, &m, peek, in.ri_fds_len, host, &dropped);
+  if (!taken)
+    nhost = take_fds(c, &m, peek, in.ri_fds_len, host, &dropped);
   /* FreeBSD reports truncation only to a receiver that gave room (and
    * too little); with none they are just discarded. */
   if (dropped && in.ri_fds_len > 0)

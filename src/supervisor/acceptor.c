@@ -38,6 +38,9 @@ struct acceptor {
   char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
 };
 
+_Static_assert(ACCEPTOR_TEXT_MAX >= sizeof(((struct acceptor *)0)->unix_path) + 8,
+               "a peer's text fits");
+
 static void set_armed(struct acceptor *a, bool on) {
   if (a->armed == on || a->listen_fd < 0)
     return;
@@ -117,20 +120,16 @@ static int hand_over(struct acceptor *a, int conn, const char *text,
   return sendmsg(a->sup_fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? errno : 0;
 }
 
-static void feed(struct acceptor *a) {
-  if (a->listen_fd < 0)
-    return;
-  int queued = 0;
-  if (ioctl(a->sup_fd, SIOCOUTQ, &queued) != 0 || queued > 0) {
-    /* One waits already: the backlog keeps the rest. */
-    set_armed(a, false);
-    return;
-  }
+/* A connection from the listener, not gone already, with its peer's text
+ * in text (*len bytes); -1 if none (the listener is then watched, or, out
+ * of descriptors or memory, left for the program's next receive). */
+static int accept_one(struct acceptor *a, char *text, size_t size,
+                      size_t *len) {
   for (int drops = 0; drops < ACCEPTOR_MAX_DROPS;) {
     struct sockaddr_storage peer;
-    socklen_t len = sizeof(peer);
+    socklen_t plen = sizeof(peer);
     memset(&peer, 0, sizeof(peer));
-    int conn = accept4(a->listen_fd, (struct sockaddr *)&peer, &len,
+    int conn = accept4(a->listen_fd, (struct sockaddr *)&peer, &plen,
                        SOCK_CLOEXEC);
     if (conn < 0) {
       if (errno == EINTR)
@@ -146,30 +145,58 @@ static void feed(struct acceptor *a) {
        * descriptors or memory: not in a loop that would spin on it; the
        * program's next receive tries again. */
       set_armed(a, errno == EAGAIN);
-      return;
+      return -1;
     }
     if (vanished(conn)) {
       close(conn);
       drops++;
       continue;
     }
-    char text[sizeof(a->unix_path) + 8];
-    size_t n = peer_text(a, &peer, len, text, sizeof(text));
-    int e = hand_over(a, conn, text, n);
-    close(conn); /* the pair holds it now, or it is dropped */
-    if (e == EPIPE || e == ECONNRESET) {
-      /* The program shut its end for reading: nobody will take
-       * connections, so clients are refused instead of queued. */
-      epoll_ctl(a->sup->epfd, EPOLL_CTL_DEL, a->listen_fd, NULL);
-      close(a->listen_fd);
-      a->listen_fd = -1;
-      return;
-    }
-    set_armed(a, false);
-    return;
+    *len = peer_text(a, &peer, plen, text, size);
+    return conn;
   }
   /* Dropped many: let the loop come back for more. */
   set_armed(a, true);
+  return -1;
+}
+
+static void feed(struct acceptor *a) {
+  if (a->listen_fd < 0)
+    return;
+  int queued = 0;
+  if (ioctl(a->sup_fd, SIOCOUTQ, &queued) != 0 || queued > 0) {
+    /* One waits already: the backlog keeps the rest. */
+    set_armed(a, false);
+    return;
+  }
+  char text[ACCEPTOR_TEXT_MAX];
+  size_t n;
+  int conn = accept_one(a, text, sizeof(text), &n);
+  if (conn < 0)
+    return;
+  int e = hand_over(a, conn, text, n);
+  close(conn); /* the pair holds it now, or it is dropped */
+  if (e == EPIPE || e == ECONNRESET) {
+    /* The program shut its end for reading: nobody will take
+     * connections, so clients are refused instead of queued. */
+    epoll_ctl(a->sup->epfd, EPOLL_CTL_DEL, a->listen_fd, NULL);
+    close(a->listen_fd);
+    a->listen_fd = -1;
+    return;
+  }
+  set_armed(a, false);
+}
+
+void acceptor_watch(struct hostobj *end) {
+  if (end != NULL && end->acceptor != NULL)
+    set_armed(end->acceptor, true);
+}
+
+int acceptor_take(struct hostobj *end, char *text, size_t size, size_t *len) {
+  struct acceptor *a = end != NULL ? end->acceptor : NULL;
+  if (a == NULL || a->listen_fd < 0)
+    return -1;
+  return accept_one(a, text, size, len);
 }
 
 void acceptor_feed(struct hostobj *obj) {

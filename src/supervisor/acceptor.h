@@ -42,6 +42,22 @@ void acceptor_feed(struct hostobj *obj);
 bool acceptor_connection(const struct hostobj *end, struct fd_rights *rights,
                          struct host_probe *probe);
 
+/* The most a peer's text takes (a Unix path and a little). */
+#define ACCEPTOR_TEXT_MAX 120
+
+/*
+ * For a receive on end that found its pair empty: a connection straight
+ * from the listener, as the pair would have carried it (its descriptor,
+ * the peer's text in text, *len bytes), which spares handing it over
+ * through the pair; -1 if none waits or end is not an acceptor's.
+ */
+int acceptor_take(struct hostobj *end, char *text, size_t size, size_t *len);
+
+/* After such a receive: the listener is watched instead of the pair fed,
+ * so that a connection goes to a call parked on end (through the pair),
+ * and otherwise to the next receive, straight. */
+void acceptor_watch(struct hostobj *end);
+
 /* Acceptor i's listener is readable (the loop's EV_ACCEPTOR + i). */
 void acceptor_event(struct sup *s, uint64_t i);
 
