@@ -12,6 +12,9 @@
  * and either a program asks (sock_recv, fd_read, a poll on its end: pulled
  * in the call itself, so the loop's fast path stays) or, while calls are
  * parked, when the listener is readable (its epoll entry, armed only then).
+ * A plain sock_recv that finds the pair empty gets its connection straight
+ * from accept4, in the message the pair would have carried, with no
+ * hand-over through the pair (acceptor_take).
  * A client gone before its hand-over is dropped.  When the program's end
  * goes (last reference), the listener is closed.
  */
