@@ -624,7 +624,7 @@
   S(random_get, LOCAL, 2, ((buf_out, buf, 0), (buf_len, buf_len, 0)))          \
   S(sock_recv, MIXED, 3,                                                        \
     ((fd, sock, CLOUDABI_R(FD_READ)), (recv_in, in, 0), (recv_out, out, 0)))               \
-  S(sock_send, TRAP, 3,                                                        \
+  S(sock_send, MIXED, 3,                                                       \
     ((fd, sock, CLOUDABI_R(FD_WRITE)), (send_in, in, 0), (send_out, out, 0)))              \
   S(sock_shutdown, TRAP, 2, ((fd, sock, CLOUDABI_R(SOCK_SHUTDOWN)), (sdflags, how, 0)))    \
   S(thread_create, LOCAL, 2, ((threadattr, attr, 0), (out_tid, tid, 0)))       \

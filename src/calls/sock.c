@@ -307,7 +307,7 @@ cloudabi_errno_t handle_sock_send(struct call *c) {
   struct call sub = *c;
   sub.args[0] = (uint64_t)(uintptr_t)in.si_data;
   sub.args[1] = in.si_data_len;
-  sub.args[2] = 0;
+  sub.args[2] = c->args[3]; /* the data's I/O slot, as sock_recv's */
   struct iovec data;
   e = gmem_source(&sub, 0, 2, &data);
   if (e != 0)
