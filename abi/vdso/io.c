@@ -512,6 +512,37 @@ static cloudabi_errno_t sock_recv_plain(cloudabi_fd_t sock,
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
+/* Where a message call (sock_recv, sock_send) puts things in its slot:
+ * the data from 0 to total, then its in struct, the descriptor array and
+ * its out struct. */
+struct msg_slot {
+  struct slot s;
+  size_t total, in_off, fds_off, out_off;
+};
+
+/* Copies the call's n buffers (iovecs or ciovecs, laid out alike) to iov,
+ * lays the call out and claims a slot for it; false if something does not
+ * fit or cannot be read, for the call to trap with its plain arguments. */
+static bool msg_slot_claim(struct msg_slot *m, const void *iovs, size_t n,
+                           size_t nfds, size_t in_size, size_t out_size,
+                           cloudabi_iovec_t *iov) {
+  if (n > RECV_SLOT_IOVS || nfds > IOSLOT_ANSWER / sizeof(cloudabi_fd_t) ||
+      vdso_copy(iov, iovs, n * sizeof(iov[0])) != 0)
+    return false;
+  m->total = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (iov[k].buf_len > IOSLOT_ANSWER - m->total)
+      return false;
+    m->total += iov[k].buf_len;
+  }
+  m->in_off = align8(m->total);
+  m->fds_off = align8(m->in_off + in_size);
+  m->out_off = align8(m->fds_off + nfds * sizeof(cloudabi_fd_t));
+  return m->out_off + out_size <= IOSLOT_ANSWER && slot_claim(&m->s);
+}
+
+_Static_assert(sizeof(cloudabi_iovec_t) == sizeof(cloudabi_ciovec_t), "alike");
+
 /*
  * sock_recv through an I/O slot, so that the supervisor moves neither the
  * message nor its descriptors with process_vm_readv/writev: the data at
@@ -526,22 +557,14 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
     cloudabi_recv_out_t *out) {
   cloudabi_recv_in_t i;
   cloudabi_iovec_t iov[RECV_SLOT_IOVS];
-  if (vdso_copy(&i, in, sizeof(i)) != 0 || i.ri_data_len > RECV_SLOT_IOVS ||
-      i.ri_fds_len > IOSLOT_ANSWER / sizeof(cloudabi_fd_t) ||
-      vdso_copy(iov, i.ri_data, i.ri_data_len * sizeof(iov[0])) != 0)
+  struct msg_slot ms;
+  if (vdso_copy(&i, in, sizeof(i)) != 0 ||
+      !msg_slot_claim(&ms, i.ri_data, i.ri_data_len, i.ri_fds_len, sizeof(i),
+                      sizeof(*out), iov))
     return sock_recv_plain(sock, in, out);
-  size_t total = 0;
-  for (size_t k = 0; k < i.ri_data_len; k++) {
-    if (iov[k].buf_len > IOSLOT_ANSWER - total)
-      return sock_recv_plain(sock, in, out);
-    total += iov[k].buf_len;
-  }
-  size_t in_off = align8(total);
-  size_t fds_off = align8(in_off + sizeof(i));
-  size_t out_off = align8(fds_off + i.ri_fds_len * sizeof(cloudabi_fd_t));
-  struct slot s;
-  if (out_off + sizeof(*out) > IOSLOT_ANSWER || !slot_claim(&s))
-    return sock_recv_plain(sock, in, out);
+  struct slot s = ms.s;
+  size_t total = ms.total, in_off = ms.in_off, fds_off = ms.fds_off,
+         out_off = ms.out_off;
   cloudabi_recv_in_t si = i;
   si.ri_fds = (cloudabi_fd_t *)TRAP_SLOTADDR(s.index, fds_off);
   __builtin_memcpy(s.data + in_off, &si, sizeof(si));
@@ -600,23 +623,15 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_send(
     cloudabi_fd_t sock, const cloudabi_send_in_t *in,
     cloudabi_send_out_t *out) {
   cloudabi_send_in_t i;
-  cloudabi_ciovec_t iov[RECV_SLOT_IOVS];
-  if (vdso_copy(&i, in, sizeof(i)) != 0 || i.si_data_len > RECV_SLOT_IOVS ||
-      i.si_fds_len > IOSLOT_ANSWER / sizeof(cloudabi_fd_t) ||
-      vdso_copy(iov, i.si_data, i.si_data_len * sizeof(iov[0])) != 0)
+  cloudabi_iovec_t iov[RECV_SLOT_IOVS];
+  struct msg_slot ms;
+  if (vdso_copy(&i, in, sizeof(i)) != 0 ||
+      !msg_slot_claim(&ms, i.si_data, i.si_data_len, i.si_fds_len, sizeof(i),
+                      sizeof(*out), iov))
     return sock_send_plain(sock, in, out);
-  size_t total = 0;
-  for (size_t k = 0; k < i.si_data_len; k++) {
-    if (iov[k].buf_len > IOSLOT_ANSWER - total)
-      return sock_send_plain(sock, in, out);
-    total += iov[k].buf_len;
-  }
-  size_t in_off = align8(total);
-  size_t fds_off = align8(in_off + sizeof(i));
-  size_t out_off = align8(fds_off + i.si_fds_len * sizeof(cloudabi_fd_t));
-  struct slot s;
-  if (out_off + sizeof(*out) > IOSLOT_ANSWER || !slot_claim(&s))
-    return sock_send_plain(sock, in, out);
+  struct slot s = ms.s;
+  size_t total = ms.total, in_off = ms.in_off, fds_off = ms.fds_off,
+         out_off = ms.out_off;
   /* Bad input pointers: the plain trap says EFAULT as before. */
   size_t off = 0;
   int bad = 0;
