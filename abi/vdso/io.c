@@ -543,6 +543,16 @@ static bool msg_slot_claim(struct msg_slot *m, const void *iovs, size_t n,
 
 _Static_assert(sizeof(cloudabi_iovec_t) == sizeof(cloudabi_ciovec_t), "alike");
 
+/* Puts the call's in struct (its descriptor array already pointing into
+ * the slot) in its place and traps with the slot's addresses. */
+static long msg_slot_trap(const struct msg_slot *m, unsigned sysno, long sock,
+                          const void *in, size_t in_size) {
+  __builtin_memcpy(m->s.data + m->in_off, in, in_size);
+  return vdso_trap(sysno, sock, (long)TRAP_SLOTADDR(m->s.index, m->in_off),
+                   (long)TRAP_SLOTADDR(m->s.index, m->out_off),
+                   (long)TRAP_SLOT(m->s.index, m->total), 0, 0);
+}
+
 /*
  * sock_recv through an I/O slot, so that the supervisor moves neither the
  * message nor its descriptors with process_vm_readv/writev: the data at
@@ -562,31 +572,24 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
       !msg_slot_claim(&ms, i.ri_data, i.ri_data_len, i.ri_fds_len, sizeof(i),
                       sizeof(*out), iov))
     return sock_recv_plain(sock, in, out);
-  struct slot s = ms.s;
-  size_t total = ms.total, in_off = ms.in_off, fds_off = ms.fds_off,
-         out_off = ms.out_off;
   cloudabi_recv_in_t si = i;
-  si.ri_fds = (cloudabi_fd_t *)TRAP_SLOTADDR(s.index, fds_off);
-  __builtin_memcpy(s.data + in_off, &si, sizeof(si));
-  long r = vdso_trap(CLOUDABI_SYS_sock_recv, (long)sock,
-                     (long)TRAP_SLOTADDR(s.index, in_off),
-                     (long)TRAP_SLOTADDR(s.index, out_off),
-                     (long)TRAP_SLOT(s.index, total), 0, 0);
+  si.ri_fds = (cloudabi_fd_t *)TRAP_SLOTADDR(ms.s.index, ms.fds_off);
+  long r = msg_slot_trap(&ms, CLOUDABI_SYS_sock_recv, sock, &si, sizeof(si));
   if (r < 0) {
-    slot_release(&s);
+    slot_release(&ms.s);
     return vdso_trap_errno(r);
   }
   /* The slot is this process's memory, which other threads can write:
    * every count read back is bounded again. */
   cloudabi_recv_out_t o;
-  __builtin_memcpy(&o, s.data + out_off, sizeof(o));
+  __builtin_memcpy(&o, ms.s.data + ms.out_off, sizeof(o));
   size_t nfds = o.ro_fdslen < i.ri_fds_len ? o.ro_fdslen : i.ri_fds_len;
-  const cloudabi_fd_t *fds = (const cloudabi_fd_t *)(s.data + fds_off);
-  size_t left = o.ro_datalen < total ? o.ro_datalen : total, off = 0;
+  const cloudabi_fd_t *fds = (const cloudabi_fd_t *)(ms.s.data + ms.fds_off);
+  size_t left = o.ro_datalen < ms.total ? o.ro_datalen : ms.total, off = 0;
   int bad = 0;
   for (size_t k = 0; k < i.ri_data_len && left > 0; k++) {
     size_t part = iov[k].buf_len < left ? iov[k].buf_len : left;
-    bad |= vdso_copy(iov[k].buf, s.data + off, part);
+    bad |= vdso_copy(iov[k].buf, ms.s.data + off, part);
     off += part;
     left -= part;
   }
@@ -598,11 +601,11 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_recv(
      * cannot learn their numbers, so they do not stay. */
     for (size_t k = 0; k < nfds; k++)
       vdso_trap(CLOUDABI_SYS_fd_close, (long)fds[k], 0, 0, 0, 0, 0);
-    slot_release(&s);
+    slot_release(&ms.s);
     return CLOUDABI_EFAULT;
   }
   received_mirror(r, fds, nfds);
-  slot_release(&s);
+  slot_release(&ms.s);
   return 0;
 }
 
@@ -629,37 +632,30 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_sock_send(
       !msg_slot_claim(&ms, i.si_data, i.si_data_len, i.si_fds_len, sizeof(i),
                       sizeof(*out), iov))
     return sock_send_plain(sock, in, out);
-  struct slot s = ms.s;
-  size_t total = ms.total, in_off = ms.in_off, fds_off = ms.fds_off,
-         out_off = ms.out_off;
   /* Bad input pointers: the plain trap says EFAULT as before. */
   size_t off = 0;
   int bad = 0;
   for (size_t k = 0; k < i.si_data_len; k++) {
-    bad |= vdso_copy(s.data + off, iov[k].buf, iov[k].buf_len);
+    bad |= vdso_copy(ms.s.data + off, iov[k].buf, iov[k].buf_len);
     off += iov[k].buf_len;
   }
   if (i.si_fds_len > 0)
-    bad |= vdso_copy(s.data + fds_off, i.si_fds,
+    bad |= vdso_copy(ms.s.data + ms.fds_off, i.si_fds,
                      i.si_fds_len * sizeof(cloudabi_fd_t));
   if (bad) {
-    slot_release(&s);
+    slot_release(&ms.s);
     return sock_send_plain(sock, in, out);
   }
   cloudabi_send_in_t si = i;
-  si.si_fds = (const cloudabi_fd_t *)TRAP_SLOTADDR(s.index, fds_off);
-  __builtin_memcpy(s.data + in_off, &si, sizeof(si));
-  long r = vdso_trap(CLOUDABI_SYS_sock_send, (long)sock,
-                     (long)TRAP_SLOTADDR(s.index, in_off),
-                     (long)TRAP_SLOTADDR(s.index, out_off),
-                     (long)TRAP_SLOT(s.index, total), 0, 0);
+  si.si_fds = (const cloudabi_fd_t *)TRAP_SLOTADDR(ms.s.index, ms.fds_off);
+  long r = msg_slot_trap(&ms, CLOUDABI_SYS_sock_send, sock, &si, sizeof(si));
   cloudabi_errno_t e = r < 0 ? vdso_trap_errno(r) : 0;
   if (e == 0) {
     cloudabi_send_out_t o;
-    __builtin_memcpy(&o, s.data + out_off, sizeof(o));
+    __builtin_memcpy(&o, ms.s.data + ms.out_off, sizeof(o));
     e = vdso_copy(out, &o, sizeof(o)) != 0 ? CLOUDABI_EFAULT : 0;
   }
-  slot_release(&s);
+  slot_release(&ms.s);
   return e;
 }
 
