@@ -40,6 +40,9 @@ struct launch_config {
    * seed instead of getrandom. */
   bool deterministic;
   uint64_t det_seed;
+  /* Give the new process SCHED_OTHER: the supervisor runs SCHED_BATCH
+   * (supervisor/loop.c), which a fork inherits. */
+  bool sched_other;
 };
 
 /* Closes every descriptor and frees the buffers; safe on a zeroed struct. */

@@ -155,6 +155,11 @@ static int set_limits(pid_t pid, const struct launch_config *lc) {
     if (prlimit(pid, RLIMIT_AS, &r, NULL) != 0)
       return -1;
   }
+  if (lc->sched_other) {
+    struct sched_param sp = {0};
+    if (sched_setscheduler(pid, SCHED_OTHER, &sp) != 0)
+      return -1;
+  }
   if (lc->limit_cpu != 0) {
     /* SIGXCPU at the limit; SIGKILL a second later, should it survive. */
     struct rlimit r = {lc->limit_cpu, lc->limit_cpu + 1};

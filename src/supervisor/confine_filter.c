@@ -151,6 +151,8 @@ static const struct arg_rule arg_rules[] = {
     {SCMP_SYS(clone), 0, ALL64, VFORK_FLAGS},
     {SCMP_SYS(clone), 0, ALL64, THREAD_CLONE_FLAGS},
     {SCMP_SYS(clone), 0, ALL64, SIGCHLD},
+    /* A new guest gets SCHED_OTHER back from our SCHED_BATCH (loop.c). */
+    {SCMP_SYS(sched_setscheduler), 1, ALL64, SCHED_OTHER},
     /* Only the loader stub, from a memfd (Landlock allows no other
      * file to be executed): never execve of a path. */
     {SCMP_SYS(execveat), 4, ALL64, AT_EMPTY_PATH},

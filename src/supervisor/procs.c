@@ -151,6 +151,7 @@ struct gproc *procs_spawn(struct sup *s, const struct gproc *replaces,
                              .limit_as = s->opts->limits.memory,
                              .limit_cpu = s->opts->limits.cpu_seconds,
                              .deterministic = s->opts->deterministic,
+                             .sched_other = s->batch,
                              .det_seed = det_proc_seed(s->opts->seed,
                                                        ~s->next_number)};
   struct spawned sp;

@@ -178,6 +178,7 @@ struct sup {
   struct tidmap threads;
   pid_t main_pid;
   bool main_done;
+  bool batch; /* we run SCHED_BATCH, the guests SCHED_OTHER (loop.c) */
   /* A terminating signal was forwarded: stops are no longer kept. */
   bool ending;
   int exit_status; /* what cloudabi-run exits with */

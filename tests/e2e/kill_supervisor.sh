@@ -62,6 +62,11 @@ for who in "$sup" "$guest"; do
   got=$(awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$who/status")
   [ "$got" = "$mine" ] || { echo "$who still pinned to CPUs $got (we have $mine)"; fail=1; }
 done
+# The supervisor runs SCHED_BATCH (3: its wake-ups do not preempt), the
+# program the policy it was started with, SCHED_OTHER (0) here.
+policy() { awk '$1 == "policy" {print $3}' "/proc/$1/sched"; }
+[ "$(policy "$sup")" = 3 ] || { echo "supervisor policy $(policy "$sup"), not SCHED_BATCH"; fail=1; }
+[ "$(policy "$guest")" = 0 ] || { echo "guest policy $(policy "$guest"), not SCHED_OTHER"; fail=1; }
 tracer=$(awk '/^TracerPid:/ {print $2}' "/proc/$guest/status")
 [ "$tracer" = "$sup" ] || { echo "guest traced by $tracer, not $sup"; fail=1; }
 
