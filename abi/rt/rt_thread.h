@@ -33,6 +33,11 @@ cloudabi_tid_t rt_thread_self(void);
 /* proc_fork, keeping rt_thread_self() right in the child. */
 cloudabi_errno_t rt_proc_fork(cloudabi_fd_t *fd);
 cloudabi_tid_t rt_thread_tid(const rt_thread_t *thread);
+/* Ends the calling thread (one rt_thread_create made) with a plain Linux
+ * exit, so that its task is gone: the vDSO's thread_exit may instead park
+ * it for reuse (abi/vdso/threads.c).  For tests of what a thread's end
+ * revokes. */
+_Noreturn void rt_thread_exit_gone(void);
 
 /* ---- mutexes and read-write locks: one word, as cloudabi_lock_t ---- */
 

@@ -8,6 +8,7 @@
 #define LOCK_WR CLOUDABI_LOCK_WRLOCKED
 
 static _Thread_local cloudabi_tid_t self_tid;
+static _Thread_local struct rt_thread *self_thread; /* NULL in the first */
 
 void rt_thread_init_main(cloudabi_tid_t tid) {
   self_tid = tid;
@@ -62,6 +63,7 @@ _Noreturn static void thread_entry(cloudabi_tid_t tid, void *arg) {
   rt_tls_install(__builtin_alloca(rt_tls_area_size()));
   self_tid = tid;
   struct rt_thread *t = arg;
+  self_thread = t;
   /* Whichever of us and our creator comes first marks the join lock. */
   uint32_t bogus = CLOUDABI_LOCK_BOGUS;
   cas(&t->join, &bogus, tid | LOCK_WR);
@@ -111,6 +113,15 @@ void *rt_thread_join(rt_thread_t *t) {
   /* The stack is free for reuse the moment the lock is released. */
   cloudabi_sys_mem_unmap(t->mapping, t->mapping_len);
   return result;
+}
+
+_Noreturn void rt_thread_exit_gone(void) {
+  /* What the vDSO's thread_exit does when it does not park the thread:
+   * the kernel clears the join lock once the thread is gone. */
+  rt_raw_syscall(218 /* set_tid_address */, (long)&self_thread->join, 0, 0, 0,
+                 0, 0);
+  for (;;)
+    rt_raw_syscall(60 /* exit */, 0, 0, 0, 0, 0, 0);
 }
 
 cloudabi_tid_t rt_thread_tid(const rt_thread_t *t) {

@@ -18,6 +18,7 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_proc_fork(cloudabi_fd_t *fd,
   if (pid < 0)
     return vdso_errno(pid);
   if (pid == 0) {
+    vdso_threads_forked();
     *fd = CLOUDABI_PROCESS_CHILD;
     *tid = (cloudabi_tid_t)vdso_syscall0(SYS_gettid);
     return 0;

@@ -24,6 +24,8 @@
  * a pointer was bad (the supervisor resumes the faulting copy at its EFAULT
  * exit; io.c). */
 int vdso_copy(void *dst, const void *src, size_t n) VDSO_HIDDEN;
+/* In a forked child: forgets the parent's parked threads (threads.c). */
+void vdso_threads_forked(void) VDSO_HIDDEN;
 /* The same for exactly 16 bytes. */
 int vdso_copy16(void *dst, const void *src) VDSO_HIDDEN;
 

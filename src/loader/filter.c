@@ -4,6 +4,7 @@
  */
 #include "filter_rules.h"
 
+#include <asm/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -146,6 +147,10 @@ static void add_rules(struct rules *r) {
                                        FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG};
   allow_arg_in(r, SCMP_SYS(futex), 1, futex_ops, N(futex_ops));
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(set_tid_address), 0, NULL);
+  /* A parked thread taking on a new one's TLS (abi/vdso/threads.c), as
+   * clone's CLONE_SETTLS does: the thread's own register, nothing more. */
+  static const uint64_t set_fs[] = {ARCH_SET_FS};
+  allow_arg_in(r, SCMP_SYS(arch_prctl), 0, set_fs, N(set_fs));
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(gettid), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(sched_yield), 0, NULL);
   add(r, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0, NULL);

@@ -160,11 +160,13 @@ static void threads(void) {
 }
 
 /* A thread that lent and exited without another call: the number it
- * left is revoked on the process's next call once its exit is known. */
+ * left is revoked on the process's next call once its exit is known.
+ * Really exited: a thread the vDSO parks for reuse lives on, and keeps
+ * its lend until its next call, as any live thread does. */
 static void *lend_and_exit(void *arg) {
   struct duo *d = arg;
   d->gfd = lend(d->f);
-  return NULL;
+  rt_thread_exit_gone();
 }
 
 static void thread_gone(void) {
@@ -202,7 +204,7 @@ static void *keep_one(void *arg) {
   c->lent++;
   while (c->go == 0)
     rt_raw_syscall(24 /* sched_yield */, 0, 0, 0, 0, 0, 0);
-  return NULL;
+  rt_thread_exit_gone(); /* gone, not parked (lend_and_exit) */
 }
 
 static void bound(void) {

@@ -323,6 +323,10 @@ struct tls_report {
   unsigned index;
 };
 
+/* Workers stay until all have started, so that their tids must differ:
+ * one that ended may be parked and reused (abi/vdso/threads.c). */
+static _Atomic unsigned tls_arrived, tls_workers;
+
 static void *tls_worker(void *arg) {
   struct tls_report *r = arg;
   RT_CHECK(tls_value == 0x5eed);
@@ -337,6 +341,9 @@ static void *tls_worker(void *arg) {
   }
   r->value_at = &tls_value;
   r->tid = rt_thread_self();
+  tls_arrived++;
+  while (tls_arrived < tls_workers)
+    cloudabi_sys_thread_yield();
   return (void *)(uintptr_t)(r->index * 3 + 1);
 }
 
@@ -348,6 +355,8 @@ static void test_join_tls(unsigned n) {
     r[i] = (struct tls_report){NULL, 0, i};
     args[i] = &r[i];
   }
+  tls_arrived = 0;
+  tls_workers = n;
   start_all(t, n, tls_worker, args);
   cloudabi_tid_t tids[MAX_THREADS];
   for (unsigned i = 0; i < n; i++) {
