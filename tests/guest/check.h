@@ -37,6 +37,19 @@ static inline void check_done(const char *name) {
   rt_printf(rt_log_fd, "%s: %u checks passed\n", name, rt_checks_passed);
 }
 
+/* Waits for the child process pd to end and closes pd: its exit code, or
+ * -1 if a signal ended it. */
+static inline int wait_child(cloudabi_fd_t pd) {
+  cloudabi_subscription_t s = {.userdata = 1,
+                               .type = CLOUDABI_EVENTTYPE_PROC_TERMINATE,
+                               .proc_terminate = {pd}};
+  cloudabi_event_t ev;
+  size_t n;
+  RT_CHECK(cloudabi_sys_poll(&s, &ev, 1, &n) == 0 && n == 1);
+  RT_CHECK(cloudabi_sys_fd_close(pd) == 0);
+  return ev.proc_terminate.signal != 0 ? -1 : (int)ev.proc_terminate.exitcode;
+}
+
 static inline cloudabi_lookup_t at(cloudabi_fd_t fd, bool follow) {
   cloudabi_lookup_t l = {fd, follow ? CLOUDABI_LOOKUP_SYMLINK_FOLLOW : 0};
   return l;

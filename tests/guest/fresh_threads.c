@@ -63,17 +63,6 @@ static cloudabi_errno_t in_thread(rt_thread_fn *fn, void *arg) {
   return (cloudabi_errno_t)(uintptr_t)rt_thread_join(t);
 }
 
-static int wait_child(cloudabi_fd_t pd) {
-  cloudabi_subscription_t s = {.userdata = 1,
-                               .type = CLOUDABI_EVENTTYPE_PROC_TERMINATE,
-                               .proc_terminate = {pd}};
-  cloudabi_event_t ev;
-  size_t n;
-  RT_CHECK(cloudabi_sys_poll(&s, &ev, 1, &n) == 0 && n == 1);
-  RT_CHECK(cloudabi_sys_fd_close(pd) == 0);
-  return ev.proc_terminate.signal != 0 ? -1 : (int)ev.proc_terminate.exitcode;
-}
-
 /* Forks as its first call; the child checks it can still write. */
 static void *forker(void *arg) {
   (void)arg;

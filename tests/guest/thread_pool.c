@@ -136,17 +136,6 @@ static void together(void) {
   }
 }
 
-static int wait_child(cloudabi_fd_t pd) {
-  cloudabi_subscription_t s = {.userdata = 1,
-                               .type = CLOUDABI_EVENTTYPE_PROC_TERMINATE,
-                               .proc_terminate = {pd}};
-  cloudabi_event_t ev;
-  size_t n;
-  RT_CHECK(cloudabi_sys_poll(&s, &ev, 1, &n) == 0 && n == 1);
-  RT_CHECK(cloudabi_sys_fd_close(pd) == 0);
-  return ev.proc_terminate.signal != 0 ? -1 : (int)ev.proc_terminate.exitcode;
-}
-
 /* The parent's parked threads are not the child's: a child that handed
  * them its threads would wait forever. */
 static void forked(void) {
