@@ -24,6 +24,15 @@ VDSO_HIDDEN cloudabi_errno_t vdso_condvar_wait(uint32_t *condvar,
                                                cloudabi_tid_t tid,
                                                const struct vdso_deadline *d);
 
+/* Futex calls on guest words with the operations the filter allows.  The
+ * wait: 0 when woken, -EAGAIN if *addr != expect, -ETIMEDOUT, -EINTR, ...
+ * (d NULL: no deadline); the wake: how many threads it woke. */
+VDSO_HIDDEN long vdso_futex_wait(uint32_t *addr, uint32_t expect,
+                                 const struct vdso_deadline *d,
+                                 uint32_t bitset, bool private);
+VDSO_HIDDEN long vdso_futex_wake(uint32_t *addr, int n, uint32_t bitset,
+                                 bool private);
+
 /* The calling thread's tid, which is its CloudABI tid. */
 static inline cloudabi_tid_t vdso_gettid(void) {
   return (cloudabi_tid_t)vdso_syscall0(SYS_gettid);

@@ -105,10 +105,9 @@ static long det_futex_wait(uint32_t *addr, uint32_t expect,
   return r;
 }
 
-/* 0 when woken, -EAGAIN if *addr != expect, -ETIMEDOUT, -EINTR, ... */
-static long futex_wait(uint32_t *addr, uint32_t expect,
-                       const struct vdso_deadline *d, uint32_t bitset,
-                       bool private) {
+long vdso_futex_wait(uint32_t *addr, uint32_t expect,
+                     const struct vdso_deadline *d, uint32_t bitset,
+                     bool private) {
   long op = FUTEX_WAIT_BITSET | (private ? FUTEX_PRIVATE_FLAG : 0);
   struct vdso_timespec ts, *tp = NULL;
   if (d != NULL && d->clock != VDSO_NO_DEADLINE && vdso_det_on())
@@ -123,8 +122,7 @@ static long futex_wait(uint32_t *addr, uint32_t expect,
                        (long)bitset);
 }
 
-/* The number of threads woken. */
-static long futex_wake(uint32_t *addr, int n, uint32_t bitset, bool private) {
+long vdso_futex_wake(uint32_t *addr, int n, uint32_t bitset, bool private) {
   long op = FUTEX_WAKE_BITSET | (private ? FUTEX_PRIVATE_FLAG : 0);
   long r = vdso_syscall6(SYS_futex, (long)addr, op, n, 0, 0, (long)bitset);
   return r < 0 ? 0 : r;
@@ -154,7 +152,7 @@ cloudabi_errno_t vdso_lock_wrlock(uint32_t *lock, cloudabi_tid_t tid,
         continue;
       cur |= LK_KM;
     }
-    long r = futex_wait(lock, cur, d, WAIT_WRITER, false);
+    long r = vdso_futex_wait(lock, cur, d, WAIT_WRITER, false);
     if (r == 0)
       woken = true;
     else if (r != -EAGAIN && r != -EINTR)
@@ -176,7 +174,7 @@ cloudabi_errno_t vdso_lock_rdlock(uint32_t *lock,
       uint32_t was = cur;
       if (cas(lock, &cur, cur + 1)) {
         if (woken && (was & ~LK_KM) == 0)
-          futex_wake(lock, EVERYONE, FUTEX_BITSET_MATCH_ANY, false);
+          vdso_futex_wake(lock, EVERYONE, FUTEX_BITSET_MATCH_ANY, false);
         return 0;
       }
       continue;
@@ -188,7 +186,7 @@ cloudabi_errno_t vdso_lock_rdlock(uint32_t *lock,
         continue;
       cur |= LK_KM;
     }
-    long r = futex_wait(lock, cur, d, WAIT_READER, false);
+    long r = vdso_futex_wait(lock, cur, d, WAIT_READER, false);
     if (r == 0)
       woken = true;
     else if (r != -EAGAIN && r != -EINTR)
@@ -200,8 +198,8 @@ cloudabi_errno_t vdso_lock_rdlock(uint32_t *lock,
 /* Unlocks a write-locked word and wakes one writer, else all readers. */
 static void lock_release(uint32_t *lock) {
   __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
-  if (futex_wake(lock, 1, WAIT_WRITER, false) == 0)
-    futex_wake(lock, EVERYONE, WAIT_READER, false);
+  if (vdso_futex_wake(lock, 1, WAIT_WRITER, false) == 0)
+    vdso_futex_wake(lock, EVERYONE, WAIT_READER, false);
 }
 
 /* Unlocks a lock the caller holds for writing, in userspace if nobody
@@ -236,7 +234,7 @@ static void condvar_leave(uint32_t *cv, bool private) {
     uint32_t next = (cur & CV_COUNT) <= 1 ? 0 : cur - 1;
     if (cas(cv, &cur, next)) {
       if (next == 0 && (cur & CV_DRAIN) != 0)
-        futex_wake(cv, EVERYONE, WAIT_DRAIN, private);
+        vdso_futex_wake(cv, EVERYONE, WAIT_DRAIN, private);
       return;
     }
   }
@@ -246,7 +244,7 @@ static void condvar_leave(uint32_t *cv, bool private) {
 static void condvar_wait_drained(uint32_t *cv, bool private) {
   uint32_t cur;
   while (((cur = load(cv)) & CV_DRAIN) != 0)
-    futex_wait(cv, cur, NULL, WAIT_DRAIN, private);
+    vdso_futex_wait(cv, cur, NULL, WAIT_DRAIN, private);
 }
 
 cloudabi_errno_t vdso_condvar_wait(uint32_t *cv, cloudabi_scope_t cv_scope,
@@ -282,7 +280,7 @@ cloudabi_errno_t vdso_condvar_wait(uint32_t *cv, cloudabi_scope_t cv_scope,
       signalled = true;
       break;
     }
-    long r = futex_wait(cv, cur, d, WAIT_SIGNAL, private);
+    long r = vdso_futex_wait(cv, cur, d, WAIT_SIGNAL, private);
     if (r == 0) {
       /* Taken off the queue by a signal, which counted us out. */
       counted = signalled = true;
@@ -332,7 +330,7 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_condvar_signal(
       break;
   }
   int n = all || nwaiters > EVERYONE ? EVERYONE : (int)nwaiters;
-  uint32_t woken = (uint32_t)futex_wake(cv, n, WAIT_SIGNAL, private);
+  uint32_t woken = (uint32_t)vdso_futex_wake(cv, n, WAIT_SIGNAL, private);
 
   /* Count out those the wake took; the rest count themselves out. */
   cur = load(cv);
@@ -341,7 +339,7 @@ VDSO_EXPORT cloudabi_errno_t cloudabi_sys_condvar_signal(
     if (cas(cv, &cur, next)) {
       if (next == 0) {
         if ((cur & CV_DRAIN) != 0)
-          futex_wake(cv, EVERYONE, WAIT_DRAIN, private);
+          vdso_futex_wake(cv, EVERYONE, WAIT_DRAIN, private);
         return 0;
       }
       break;

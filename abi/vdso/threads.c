@@ -69,32 +69,33 @@ static struct pool_slot pool[POOL_THREADS];
 /* Threads that run (not parked), less one: 0 in a new image. */
 static uint32_t others;
 
-static void futex_wake_one(uint32_t *word, long flags) {
-  vdso_syscall6(SYS_futex, (long)word, FUTEX_WAKE_BITSET | flags, 1, 0, 0,
-                (long)FUTEX_BITSET_MATCH_ANY);
+/* A slot moved from state `from` to `to`, or NULL if none was in `from`. */
+static struct pool_slot *pool_take(uint32_t from, uint32_t to) {
+  for (unsigned i = 0; i < POOL_THREADS; i++) {
+    uint32_t expect = from;
+    if (__atomic_load_n(&pool[i].state, __ATOMIC_RELAXED) == from &&
+        __atomic_compare_exchange_n(&pool[i].state, &expect, to, false,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return &pool[i];
+  }
+  return NULL;
 }
 
 /* Hands the start to a parked thread: its tid, or 0 if none is parked. */
 static long pool_start(cloudabi_threadentry_t *entry, void *argument,
                        uint64_t rsp, uint64_t fsword) {
-  for (unsigned i = 0; i < POOL_THREADS; i++) {
-    struct pool_slot *p = &pool[i];
-    uint32_t idle = SLOT_IDLE;
-    if (__atomic_load_n(&p->state, __ATOMIC_RELAXED) != SLOT_IDLE ||
-        !__atomic_compare_exchange_n(&p->state, &idle, SLOT_CLAIMED, false,
-                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-      continue;
-    p->entry = entry;
-    p->argument = argument;
-    p->rsp = rsp;
-    p->fsword = fsword;
-    __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(p->mxcsr), "=m"(p->fpucw));
-    long tid = p->tid;
-    __atomic_store_n(&p->state, SLOT_GO, __ATOMIC_RELEASE);
-    futex_wake_one(&p->state, FUTEX_PRIVATE_FLAG);
-    return tid;
-  }
-  return 0;
+  struct pool_slot *p = pool_take(SLOT_IDLE, SLOT_CLAIMED);
+  if (p == NULL)
+    return 0;
+  p->entry = entry;
+  p->argument = argument;
+  p->rsp = rsp;
+  p->fsword = fsword;
+  __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(p->mxcsr), "=m"(p->fpucw));
+  long tid = p->tid;
+  __atomic_store_n(&p->state, SLOT_GO, __ATOMIC_RELEASE);
+  vdso_futex_wake(&p->state, 1, FUTEX_BITSET_MATCH_ANY, true);
+  return tid;
 }
 
 /* On the slot's stack: runs the start it was given, as a new thread. */
@@ -123,43 +124,36 @@ static _Noreturn void pool_run(struct pool_slot *p) {
 static _Noreturn void pool_park(struct pool_slot *p, uint32_t *lock) {
   __atomic_store_n(&p->state, SLOT_IDLE, __ATOMIC_RELEASE);
   __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
-  futex_wake_one(lock, 0);
+  vdso_futex_wake(lock, 1, FUTEX_BITSET_MATCH_ANY, false);
   uint32_t s;
   while ((s = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE)) != SLOT_GO)
-    vdso_syscall6(SYS_futex, (long)&p->state,
-                  FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, s, 0, 0,
-                  (long)FUTEX_BITSET_MATCH_ANY);
+    vdso_futex_wait(&p->state, s, NULL, FUTEX_BITSET_MATCH_ANY, true);
   pool_run(p);
 }
 
 /* Parks the calling thread if a slot is free (never returns then). */
 static void pool_enter(_Atomic(cloudabi_lock_t) *lock) {
-  for (unsigned i = 0; i < POOL_THREADS; i++) {
-    struct pool_slot *p = &pool[i];
-    uint32_t free = SLOT_FREE;
-    if (__atomic_load_n(&p->state, __ATOMIC_RELAXED) != SLOT_FREE ||
-        !__atomic_compare_exchange_n(&p->state, &free, SLOT_TAKEN, false,
-                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-      continue;
-    if (p->stack_top == 0) {
-      long m = vdso_syscall6(SYS_mmap, 0, POOL_STACK, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m < 0) {
-        __atomic_store_n(&p->state, SLOT_FREE, __ATOMIC_RELEASE);
-        return;
-      }
-      p->stack_top = (uintptr_t)m + POOL_STACK;
+  struct pool_slot *p = pool_take(SLOT_FREE, SLOT_TAKEN);
+  if (p == NULL)
+    return;
+  if (p->stack_top == 0) {
+    long m = vdso_syscall6(SYS_mmap, 0, POOL_STACK, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m < 0) {
+      __atomic_store_n(&p->state, SLOT_FREE, __ATOMIC_RELEASE);
+      return;
     }
-    p->tid = (uint32_t)vdso_syscall0(SYS_gettid);
-    /* 16-byte aligned at the call, as the ABI wants. */
-    __asm__ volatile("mov %[top], %%rsp\n\t"
-                     "call *%[park]"
-                     :
-                     : [top] "r"(p->stack_top), [park] "r"(pool_park),
-                       "D"(p), "S"(lock)
-                     : "memory");
-    __builtin_unreachable();
+    p->stack_top = (uintptr_t)m + POOL_STACK;
   }
+  p->tid = (uint32_t)vdso_gettid();
+  /* 16-byte aligned at the call, as the ABI wants. */
+  __asm__ volatile("mov %[top], %%rsp\n\t"
+                   "call *%[park]"
+                   :
+                   : [top] "r"(p->stack_top), [park] "r"(pool_park), "D"(p),
+                     "S"(lock)
+                   : "memory");
+  __builtin_unreachable();
 }
 
 /*

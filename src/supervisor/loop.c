@@ -26,7 +26,6 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -251,9 +250,6 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
     msg(s, "%s", why);
     return -1;
   }
-  /* Before the first guest, so that all of them share the Landlock domain
-   * (which lets us reach them) and run under both filters. */
-  struct confine_layers layers;
   /* SCHED_BATCH: a wake-up of ours does not preempt the task running on
    * our CPU.  The one that matters is the end of SECCOMP_IOCTL_NOTIF_ADDFD,
    * which the guest's own task completes: preempting it there to return
@@ -264,6 +260,9 @@ static int setup(struct sup *s, int prog_fd, struct launch_config *lc) {
   struct sched_param sp = {0};
   s->batch = sched_getscheduler(0) == SCHED_OTHER &&
              sched_setscheduler(0, SCHED_BATCH, &sp) == 0;
+  /* Before the first guest, so that all of them share the Landlock domain
+   * (which lets us reach them) and run under both filters. */
+  struct confine_layers layers;
   if (confine_self(lc, s->opts->landlock_abi_cap, &layers, why, sizeof(why)) != 0) {
     msg(s, "cannot confine the supervisor: %s", why);
     return -1;
