@@ -17,9 +17,8 @@
 #include <unistd.h>
 
 #include "addfd.h"
+#include "mirror_records.h"
 #include "reply.h"
-
-#define R(x) CLOUDABI_RIGHT_##x
 
 void mirrors_setup(struct sup *s) {
   s->mirror_inert_fd = -1;
@@ -46,7 +45,7 @@ void mirrors_teardown(struct sup *s) {
  * no call of ours changes the host's.  That spares every trapped call
  * that validates the mirrors a system call per mirrored socket.
  */
-static cloudabi_rights_t mirrorable(const struct sup *s,
+cloudabi_rights_t mirror_rights(const struct sup *s,
                                     const struct capability *cap, bool probe) {
   const struct hostobj *o = cap->obj;
   if (o->fd < 0 || o->proc != NULL)
@@ -90,34 +89,20 @@ static cloudabi_rights_t mirrorable(const struct sup *s,
 
 /* Whether a mirror of o is its blocking description: when the guest
  * would wait (no NONBLOCK) and we have one. */
-static bool use_blocking(const struct hostobj *o) {
+bool mirror_blocking(const struct hostobj *o) {
   return o->blocking_fd >= 0 && (o->flags & CLOUDABI_FDFLAG_NONBLOCK) == 0;
 }
 
 /* Whether m still names what its capability grants. */
-static bool valid(const struct sup *s, struct gproc *p,
+bool mirror_valid(const struct sup *s, struct gproc *p,
                   const struct mirror *m) {
   struct capability *cap;
   return captab_get(&p->fds, m->capfd, m->rights, &cap) == 0 &&
          cap->obj == m->obj &&
-         (mirrorable(s, cap, false) & m->rights) == m->rights &&
-         m->blocking == use_blocking(cap->obj) &&
+         (mirror_rights(s, cap, false) & m->rights) == m->rights &&
+         m->blocking == mirror_blocking(cap->obj) &&
          m->nonblock == ((cap->obj->flags & CLOUDABI_FDFLAG_NONBLOCK) != 0);
 }
-
-/*
- * How an offer answers its call: not at all (the caller replies), through
- * the answer bytes of the call's I/O slot (trap.h), or bare, for a call
- * whose own result is 0 on success, so that the vDSO takes any mirror
- * number for an answer (sock_recv: the mirror is of the first descriptor
- * received).
- */
-enum answer_kind { ANSWER_NONE, ANSWER_SLOT, ANSWER_BARE };
-struct answer {
-  enum answer_kind kind;
-  uint64_t *bytes; /* ANSWER_SLOT's */
-};
-static const struct answer no_answer = {ANSWER_NONE, NULL};
 
 /*
  * Installs src at gfd for c, answering the call in the same step unless
@@ -131,8 +116,7 @@ static const struct answer no_answer = {ANSWER_NONE, NULL};
  * (trap.h), and no mirror was made.  (ENOENT from a caller that died
  * leaves them to nobody.)
  */
-#define INSTALL_NO_MIRROR 1
-static int install(struct call *c, int src, int gfd,
+int mirror_install(struct call *c, int src, int gfd,
                    const struct answer *ans) {
   struct seccomp_notif_addfd add = {
       .id = c->id,
@@ -159,11 +143,12 @@ static int install(struct call *c, int src, int gfd,
 }
 
 static int addfd(struct call *c, int src, int gfd) {
-  return install(c, src, gfd, &no_answer);
+  static const struct answer no_answer = {ANSWER_NONE, NULL};
+  return mirror_install(c, src, gfd, &no_answer);
 }
 
 /* Writes p's vDSO table entry for capfd; a failure only costs speed. */
-static void tell_vdso(struct sup *s, struct gproc *p, cloudabi_fd_t capfd,
+void mirror_tell_vdso(struct sup *s, struct gproc *p, cloudabi_fd_t capfd,
                       uint16_t gfd) {
   if (p->vdso_base == 0)
     return;
@@ -174,9 +159,11 @@ static void tell_vdso(struct sup *s, struct gproc *p, cloudabi_fd_t capfd,
   process_vm_writev(p->pid, &l, 1, &r, 1, 0);
 }
 
-static void forget(struct gproc *p, unsigned i) {
+void mirror_forget(struct gproc *p, unsigned i) {
   struct mirrors *ms = &p->mirrors;
   int gfd = ms->at[i].gfd;
+  if (ms->at[i].closed)
+    ms->closed--;
   ms->used[gfd / 64] &= ~(1ull << (gfd % 64));
   hostobj_unref(ms->at[i].obj);
   ms->at[i] = ms->at[--ms->n];
@@ -188,7 +175,7 @@ static long kcmp_file(pid_t a, pid_t b, int fa, int fb) {
 
 /* The byte through which the vDSO says capfd's mirror was used (trap.h,
  * "Mirror use"), or NULL. */
-static uint8_t *use_byte(const struct gproc *p, cloudabi_fd_t capfd) {
+uint8_t *mirror_use_byte(const struct gproc *p, cloudabi_fd_t capfd) {
   if (p->ioslots == NULL || capfd >= CLOSE_HINT_FDS)
     return NULL;
   return (uint8_t *)p->ioslots + IOSLOT_MIRROR_USED + capfd;
@@ -199,19 +186,24 @@ static uint8_t *use_byte(const struct gproc *p, cloudabi_fd_t capfd) {
  * trap), so only if the guest still holds our descriptor there does it
  * need the inert one: ADDFD costs a round trip to the guest's task (it
  * installs the descriptor itself), kcmp a system call. */
-static bool take_back(struct call *c, unsigned i, bool closed) {
+/* Counts a mirror made at file_open going back unused (open_misses). */
+void mirror_count_use(struct gproc *p, const struct mirror *m) {
+  if (!m->at_open)
+    return;
+  uint8_t *used = mirror_use_byte(p, m->capfd);
+  bool untouched = used != NULL ? __atomic_load_n(used, __ATOMIC_RELAXED) == 0
+                                : lseek(m->obj->fd, 0, SEEK_CUR) == 0;
+  p->mirrors.open_misses = untouched ? p->mirrors.open_misses + 1 : 0;
+}
+
+bool mirror_take_back(struct call *c, unsigned i, bool closed) {
   struct sup *s = c->sup;
   struct gproc *p = c->proc;
   struct mirror m = p->mirrors.at[i];
   int src = m.blocking ? m.obj->blocking_fd : m.obj->fd;
-  if (m.at_open) {
-    uint8_t *used = use_byte(p, m.capfd);
-    bool untouched = used != NULL ? __atomic_load_n(used, __ATOMIC_RELAXED) == 0
-                                  : lseek(m.obj->fd, 0, SEEK_CUR) == 0;
-    p->mirrors.open_misses = untouched ? p->mirrors.open_misses + 1 : 0;
-  }
+  mirror_count_use(p, &m);
   if (closed && kcmp_file(p->pid, s->self_pid, m.gfd, src) != 0) {
-    forget(p, i);
+    mirror_forget(p, i);
     return true;
   }
   if (addfd(c, s->mirror_inert_fd, m.gfd) != 0) {
@@ -224,211 +216,30 @@ static bool take_back(struct call *c, unsigned i, bool closed) {
     return false;
   }
   if (!closed)
-    tell_vdso(s, p, m.capfd, 0);
-  forget(p, i);
+    mirror_tell_vdso(s, p, m.capfd, 0);
+  mirror_forget(p, i);
   return true;
 }
 
-/* A free number for rights (trap.h: 0x100 * their set + an index), or
- * -1. */
-static int pick(struct mirrors *ms, cloudabi_rights_t rights) {
-  unsigned bits = ((rights & R(FD_READ)) ? MIRROR_READ : 0u) |
-                  ((rights & R(FD_WRITE)) ? MIRROR_WRITE : 0u) |
-                  ((rights & R(FD_SEEK)) ? MIRROR_SEEK : 0u) |
-                  ((rights & R(FILE_STAT_FGET)) ? MIRROR_STAT : 0u);
-  unsigned range = bits / MIRROR_SPAN;
-  unsigned base = bits;
-  /* Next fit: a number just given back is the last to be used again,
-   * so that a racing read through a stale table hint finds the inert
-   * descriptor rather than another file. */
-  for (unsigned k = 0; k < MIRROR_SPAN; k++) {
-    unsigned gfd = base + (ms->cursor[range] + k) % MIRROR_SPAN;
-    if ((ms->used[gfd / 64] & (1ull << (gfd % 64))) == 0) {
-      ms->cursor[range] = (gfd - base + 1) % MIRROR_SPAN;
-      return (int)gfd;
-    }
-  }
-  return -1;
-}
-
-/* offer's flags: mirror at once, not at the second trapped read or write
- * (trapped_io); made by file_open (the mirror's at_open). */
-#define OFFER_NOW 1u
-#define OFFER_AT_OPEN 2u
-
-/* Mirrors capfd if it can be and is not, answering the call as ans says.
- * True if the call was answered. */
-static bool offer(struct call *c, cloudabi_fd_t capfd,
-                  const struct answer *ans, unsigned flags) {
-  bool at_open = (flags & OFFER_AT_OPEN) != 0;
-  struct sup *s = c->sup;
-  struct gproc *p = c->proc;
-  struct mirrors *ms = &p->mirrors;
-  struct capability *cap;
-  if (capfd >= MIRROR_FDS || captab_get(&p->fds, capfd, 0, &cap) != 0)
-    return false;
-  cloudabi_rights_t rights = mirrorable(s, cap, true);
-  if (rights == 0)
-    return false;
-  struct hostobj *o = cap->obj;
-  if (o->accmode < 0) {
-    int fl = fcntl(o->fd, F_GETFL);
-    if (fl < 0)
-      return false;
-    o->accmode = fl & O_ACCMODE;
-  }
-  if (o->accmode == O_WRONLY)
-    rights &= ~R(FD_READ);
-  if (o->accmode == O_RDONLY)
-    rights &= ~R(FD_WRITE);
-  if ((rights & (R(FD_READ) | R(FD_WRITE))) == 0)
-    return false;
-  if ((flags & OFFER_NOW) == 0 && cap->trapped_io < 1) {
-    cap->trapped_io++;
-    return false;
-  }
-  for (unsigned i = 0; i < ms->n; i++) {
-    if (ms->at[i].capfd != capfd)
+/*
+ * Takes back every mirror closed before this call but the one at keep
+ * (-1: none), before the call is answered.  A guest that kept a mirror
+ * it said it closed thus keeps it no longer than until the answer of its
+ * next trapped call; the one at keep is overwritten by that answer's
+ * SETFD, which needs no kcmp to tell whether anything is still there.
+ * False if the process had to go.
+ */
+bool mirror_settle_closed(struct call *c, int keep) {
+  struct mirrors *ms = &c->proc->mirrors;
+  for (unsigned i = 0; ms->closed != 0 && i < ms->n;) {
+    if (!ms->at[i].closed || ms->at[i].gfd == keep) {
+      i++;
       continue;
-    if (valid(s, p, &ms->at[i]) && ms->at[i].rights == rights &&
-        ms->at[i].blocking == use_blocking(cap->obj))
-      return false; /* the vDSO lost its hint: a legitimate failure */
-    if (!take_back(c, i, false))
-      return false;
-    break;
-  }
-  int gfd = pick(ms, rights);
-  if (gfd < 0)
-    return false;
-  if (ms->n == ms->size) {
-    unsigned size = ms->size != 0 ? ms->size * 2 : 8;
-    struct mirror *at = realloc(ms->at, size * sizeof(*at));
-    if (at == NULL)
-      return false;
-    ms->at = at;
-    ms->size = size;
-  }
-  bool blocking = use_blocking(cap->obj);
-  bool answers = ans->kind != ANSWER_NONE;
-  /* Before the guest can see the mirror: its first use sets the byte. */
-  uint8_t *used = at_open ? use_byte(p, capfd) : NULL;
-  if (used != NULL)
-    __atomic_store_n(used, 0, __ATOMIC_RELAXED);
-  int done = install(c, blocking ? cap->obj->blocking_fd : cap->obj->fd, gfd,
-                     ans);
-  if (done == INSTALL_NO_MIRROR)
-    return true;
-  if (done != 0) {
-    /* ENOENT: the caller is gone, nothing to answer. */
-    if (errno == ENOENT)
-      return answers;
-    /* No ADDFD_FLAG_SEND (Linux before 5.14): mirrors at the second
-     * read or write only. */
-    if (answers && errno == EINVAL) {
-      s->mirrors_no_send = true;
-      return false;
     }
-    /* Too few descriptors allowed (RLIMIT_NOFILE), or no SETFD: stop
-     * making them (those made can still be taken back). */
-    if (errno == ENOTTY || errno == EINVAL || errno == EMFILE)
-      s->mirrors_off = true;
-    return false; /* EBADF: this object cannot be */
+    if (!mirror_take_back(c, i, true)) /* moves the last record to i */
+      return false;
   }
-  hostobj_ref(cap->obj);
-  ms->at[ms->n++] = (struct mirror){.capfd = capfd,
-                                    .gfd = gfd,
-                                    .obj = cap->obj,
-                                    .rights = rights,
-                                    .blocking = blocking,
-                                    .nonblock = (cap->obj->flags &
-                                                 CLOUDABI_FDFLAG_NONBLOCK) != 0,
-                                    .at_open = at_open};
-  ms->used[gfd / 64] |= 1ull << (gfd % 64);
-  /* Answered: the vDSO writes its own table entry (trap.h). */
-  if (!answers)
-    tell_vdso(s, p, capfd, (uint16_t)gfd);
-  /* A second read of something: the program reads what it opens. */
-  if (!at_open)
-    ms->open_misses = 0;
-  return answers;
-}
-
-/* The answer bytes of the I/O slot whose tag is in argument arg, if the
- * call's data leaves them free: a write's input was consumed, a read's
- * output is c->result bytes from the slot's start (trap.h). */
-static uint64_t *io_answer(struct call *c, unsigned arg, bool reads) {
-  uint64_t tag = c->args[arg];
-  uint64_t index = (tag >> 32) & 0xffff;
-  if ((tag & TRAP_SLOT_MASK) != TRAP_SLOT_TAG || index >= IOSLOT_COUNT)
-    return NULL;
-  uint64_t len = reads ? c->result : (uint32_t)tag;
-  if (len > IOSLOT_ANSWER)
-    return NULL;
-  return (uint64_t *)(c->proc->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER);
-}
-
-/* A trapped read or write: its capability mirrored (at the second), in the
- * call's answer when it can be. */
-static bool offer_io(struct call *c) {
-  struct sup *s = c->sup;
-  unsigned arg = c->sysno == CLOUDABI_SYS_fd_read ||
-                         c->sysno == CLOUDABI_SYS_fd_write
-                     ? 3
-                     : 4;
-  bool reads = c->sysno == CLOUDABI_SYS_fd_read ||
-               c->sysno == CLOUDABI_SYS_fd_pread;
-  struct answer ans = no_answer;
-  if (!s->mirrors_no_send && c->proc->ioslots != NULL &&
-      (ans.bytes = io_answer(c, arg, reads)) != NULL)
-    ans.kind = ANSWER_SLOT;
-  return offer(c, (cloudabi_fd_t)c->args[0], &ans, 0);
-}
-
-/* A connection received (sock_recv's first descriptor): mirrored at once,
- * since it is received to be read and written, the call answered bare. */
-static bool offer_received(struct call *c) {
-  if (!c->received || c->sup->mirrors_no_send || c->result != 0)
-    return false;
-  static const struct answer bare = {ANSWER_BARE, NULL};
-  return offer(c, c->received_fd, &bare, OFFER_NOW);
-}
-
-/* A file_open: what it opened mirrored, through its path's slot, unless
- * this process's opened files go unread (open_misses). */
-static bool offer_opened(struct call *c) {
-  struct gproc *p = c->proc;
-  struct mirrors *ms = &p->mirrors;
-  if (c->sup->mirrors_no_send || p->ioslots == NULL ||
-      (ms->open_misses >= 4 && ++ms->opens_skipped % 16 != 0))
-    return false;
-  /* The path came in a slot: its answer bytes are the call's. */
-  uint64_t path = c->args[1];
-  uint64_t index = (path >> 32) & 0xffff;
-  if ((path & TRAP_SLOT_MASK) != TRAP_SLOTADDR_TAG || index >= IOSLOT_COUNT)
-    return false;
-  struct answer ans = {
-      ANSWER_SLOT,
-      (uint64_t *)(p->ioslots + IOSLOT_OFFSET(index) + IOSLOT_ANSWER)};
-  return offer(c, (cloudabi_fd_t)c->result, &ans, OFFER_NOW | OFFER_AT_OPEN);
-}
-
-bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
-  struct sup *s = c->sup;
-  if (e != 0 || c->proc == NULL || s->mirror_inert_fd < 0 || s->mirrors_off)
-    return false;
-  switch (c->sysno) {
-  case CLOUDABI_SYS_fd_read:
-  case CLOUDABI_SYS_fd_write:
-  case CLOUDABI_SYS_fd_pread:
-  case CLOUDABI_SYS_fd_pwrite:
-    return offer_io(c);
-  case CLOUDABI_SYS_sock_recv:
-    return offer_received(c);
-  case CLOUDABI_SYS_file_open:
-    return offer_opened(c);
-  default:
-    return false;
-  }
+  return true;
 }
 
 /* After a call that may have closed, replaced or narrowed a capability:
@@ -436,11 +247,11 @@ bool mirrors_answer(struct call *c, cloudabi_errno_t e) {
 static void validate(struct call *c, bool closed) {
   struct gproc *p = c->proc;
   for (unsigned i = 0; i < p->mirrors.n;) {
-    if (valid(c->sup, p, &p->mirrors.at[i])) {
+    if (mirror_valid(c->sup, p, &p->mirrors.at[i])) {
       i++;
       continue;
     }
-    if (!take_back(c, i, closed)) /* moves the last record to i */
+    if (!mirror_take_back(c, i, closed)) /* moves the last record to i */
       return;
   }
 }
@@ -467,8 +278,23 @@ void mirrors_after(struct call *c) {
 void mirrors_closed(struct call *c) {
   /* The vDSO cleared its entries when it closed them (a lie there only
    * leaves a hint to the inert descriptor). */
-  if (c->proc->mirrors.n != 0)
+  struct mirrors *ms = &c->proc->mirrors;
+  if (ms->n == 0)
+    return;
+  if (c->sysno != CLOUDABI_SYS_file_open) {
     validate(c, true);
+    return;
+  }
+  /* A file closed, another opened, as a server does per request: the
+   * answer's mirror may take the number (offer), and what it does not
+   * take goes before the answer (mirrors_answer). */
+  for (unsigned i = 0; i < ms->n; i++) {
+    struct mirror *m = &ms->at[i];
+    if (!m->closed && !mirror_valid(c->sup, c->proc, m)) {
+      m->closed = true;
+      ms->closed++;
+    }
+  }
 }
 
 void mirrors_settle_inherited(struct call *c) {
@@ -526,7 +352,7 @@ bool mirrors_inherit(struct sup *s, struct gproc *parent, struct gproc *child) {
 
 void mirrors_clear(struct gproc *p) {
   while (p->mirrors.n != 0)
-    forget(p, p->mirrors.n - 1);
+    mirror_forget(p, p->mirrors.n - 1);
   free(p->mirrors.at);
   p->mirrors.at = NULL;
   p->mirrors.size = 0;

@@ -17,9 +17,10 @@
  *     the very call, before it is answered) once fd_close, fd_replace or
  *     fd_stat_put leaves it naming something its capability no longer
  *     grants; a file's close without a trap (trap.h) closes the mirror in
- *     the guest at once, and before it dispatches the process's next call
+ *     the guest at once, and before it answers the process's next call
  *     the supervisor checks that it is gone (kcmp), or puts the inert
- *     descriptor there;
+ *     descriptor there, or, for a file_open, puts the new mirror there
+ *     when its rights are the same (mirror_offer.c);
  *   - in a forked child, every inherited one taken back at its first call
  *     (its table is a copy of a moment the records may not match); its
  *     vDSO table is cleared before it runs;

@@ -73,6 +73,10 @@ struct mirror {
   bool blocking; /* obj's blocking_fd, for a capability without NONBLOCK */
   bool nonblock; /* obj's NONBLOCK when it was made (mirrorable's probe) */
   bool at_open;  /* made by file_open's answer (trap.h) */
+  /* Closed by the vDSO before a file_open, whose answer may put its new
+   * mirror at this number (mirrors.c, settle_closed): taken back before
+   * that call is answered either way. */
+  bool closed;
 };
 
 struct mirrors {
@@ -91,6 +95,7 @@ struct mirrors {
    * for nothing, so past a few it gets mirrors at the second read only,
    * but for one open in 16, in case it has moved on. */
   unsigned open_misses, opens_skipped;
+  unsigned closed; /* records with .closed set */
 };
 
 struct gproc {

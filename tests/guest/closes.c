@@ -133,6 +133,45 @@ static void eager(void) {
   RT_CHECK(cloudabi_sys_fd_close(f) == 0);
 }
 
+/* A mirror kept after its close byte was flipped by hand, then a file
+ * opened with rights: the number reads the new file or is inert. */
+static void kept_then_open(cloudabi_rights_t rights, const char *what) {
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  /* Opens that read through their mirror: the next one is mirrored at
+   * once, in file_open's answer. */
+  for (int i = 0; i < 5; i++) {
+    cloudabi_fd_t r = open_r("f.txt");
+    RT_CHECK(cloudabi_sys_fd_read(r, &iov, 1, &n) == 0 && n == 1);
+    RT_CHECK(cloudabi_sys_fd_close(r) == 0);
+  }
+  cloudabi_fd_t h = open_r("f.txt");
+  long mh = mirrors[h];
+  RT_CHECK(mh >= MIRROR_LOW && mh < MIRROR_HIGH);
+  RT_CHECK(cloudabi_sys_fd_read(h, &iov, 1, &n) == 0 && c == 'f');
+  hints[h] = CLOSE_HINT_CLOSED;
+  *pending = 1;
+  cloudabi_fd_t g;
+  RT_EXPECT(open_file(dir, "g.txt", 0, rights, 0, 0, &g), 0);
+  /* Before any other trapped call, which would take it back too. */
+  long r = rt_raw_syscall(0, mh, (long)&c, 1, 0, 0, 0);
+  check(what, "closed file gone", stat_of(h) == CLOUDABI_EBADF || g == h
+        ? 0 : WRONG_RESULT, 0);
+  bool same = rights == (R(FD_READ) | R(FD_SEEK));
+  /* Same rights: the new mirror at the kept number (no kcmp needed);
+   * other rights: the inert descriptor there. */
+  if (same)
+    check(what, "kept number reads the new file",
+          mirrors[g] == mh && r == 1 && c == 'g' ? 0 : WRONG_RESULT, 0);
+  else
+    check(what, "kept number is the inert descriptor",
+          r == -22 && mirrors[g] != mh ? 0 : WRONG_RESULT, 0);
+  check(what, "new file reads", cloudabi_sys_fd_read(g, &iov, 1, &n), 0);
+  check(what, "its own bytes", n == 1 && c == 'g' ? 0 : WRONG_RESULT, 0);
+  RT_CHECK(cloudabi_sys_fd_close(g) == 0);
+}
+
 static void hostile(void) {
   /* A socket marked closed by hand: the supervisor closes it (the
    * program asked), and its peer sees the end. */
@@ -163,6 +202,13 @@ static void hostile(void) {
   check("forged", "kept mirror is the inert descriptor",
         rt_raw_syscall(0, mh, (long)&c, 1, 0, 0, 0) == -22 ? 0 : WRONG_RESULT,
         0);
+
+  /* The same, but the next call opens another file: its mirror may take
+   * the kept number (SETFD replaces what is there), and whatever it does
+   * the old file is gone from that number before the open returns. */
+  put_file(dir, "g.txt", "gggg");
+  kept_then_open(R(FD_READ) | R(FD_SEEK), "same rights");
+  kept_then_open(R(FD_READ), "other rights");
 
   /* A number never opened, marked closed: nothing happens. */
   hints[900] = CLOSE_HINT_CLOSED;
