@@ -278,22 +278,29 @@ void mirrors_after(struct call *c) {
 void mirrors_closed(struct call *c) {
   /* The vDSO cleared its entries when it closed them (a lie there only
    * leaves a hint to the inert descriptor). */
-  struct mirrors *ms = &c->proc->mirrors;
-  if (ms->n == 0)
-    return;
-  if (c->sysno != CLOUDABI_SYS_file_open) {
-    validate(c, true);
-    return;
-  }
+  struct gproc *p = c->proc;
+  struct mirrors *ms = &p->mirrors;
   /* A file closed, another opened, as a server does per request: the
-   * answer's mirror may take the number (offer), and what it does not
-   * take goes before the answer (mirrors_answer). */
-  for (unsigned i = 0; i < ms->n; i++) {
+   * answer's mirror may take the number of a mirror whose capability the
+   * close removed (offer), and what it does not take goes before the
+   * answer (mirrors_answer).  Only those: a mirror that went stale for
+   * another reason may still be in the vDSO's table. */
+  bool defer = c->sysno == CLOUDABI_SYS_file_open;
+  for (unsigned i = 0; i < ms->n;) {
     struct mirror *m = &ms->at[i];
-    if (!m->closed && !mirror_valid(c->sup, c->proc, m)) {
+    struct capability *cap;
+    if (m->closed || mirror_valid(c->sup, p, m)) {
+      i++;
+      continue;
+    }
+    if (defer && captab_get(&p->fds, m->capfd, 0, &cap) != 0) {
       m->closed = true;
       ms->closed++;
+      i++;
+      continue;
     }
+    if (!mirror_take_back(c, i, true)) /* moves the last record to i */
+      return;
   }
 }
 

@@ -172,6 +172,52 @@ static void kept_then_open(cloudabi_rights_t rights, const char *what) {
   RT_CHECK(cloudabi_sys_fd_close(g) == 0);
 }
 
+/* A mirror gone stale by another process (a forked child changed the
+ * flags of the object both hold), then a close without a trap and an
+ * open: the stale mirror is taken back, never given to the new file,
+ * whose bytes a read of the first would then return. */
+static void stale_then_open(void) {
+  put_file(dir, "s.txt", "ssss");
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  for (int i = 0; i < 5; i++) {
+    cloudabi_fd_t r = open_r("f.txt");
+    RT_CHECK(cloudabi_sys_fd_read(r, &iov, 1, &n) == 0 && n == 1);
+    RT_CHECK(cloudabi_sys_fd_close(r) == 0);
+  }
+  cloudabi_fd_t s;
+  RT_EXPECT(open_file(dir, "s.txt", 0,
+                      R(FD_READ) | R(FD_SEEK) | R(FD_STAT_PUT_FLAGS), 0, 0,
+                      &s),
+            0);
+  RT_CHECK(cloudabi_sys_fd_read(s, &iov, 1, &n) == 0 && c == 's');
+  RT_CHECK(mirrors[s] != 0);
+  cloudabi_fd_t pd;
+  RT_CHECK(rt_proc_fork(&pd) == 0);
+  if (pd == CLOUDABI_PROCESS_CHILD) {
+    cloudabi_fdstat_t st = {.fs_flags = CLOUDABI_FDFLAG_NONBLOCK};
+    cloudabi_sys_proc_exit(
+        cloudabi_sys_fd_stat_put(s, &st, CLOUDABI_FDSTAT_FLAGS) == 0 ? 7 : 8);
+  }
+  check("stale", "child changed the flags", wait_child(pd) == 7 ? 0 : WRONG_RESULT,
+        0);
+  cloudabi_fd_t h = open_r("f.txt");
+  RT_CHECK(cloudabi_sys_fd_close(h) == 0); /* a close without a trap */
+  cloudabi_fd_t g = open_r("g.txt");
+  check("stale", "first file reads its own bytes",
+        cloudabi_sys_fd_read(s, &iov, 1, &n) == 0 && n == 1 && c == 's'
+            ? 0
+            : WRONG_RESULT,
+        0);
+  check("stale", "new file reads its own",
+        cloudabi_sys_fd_read(g, &iov, 1, &n) == 0 && n == 1 && c == 'g'
+            ? 0
+            : WRONG_RESULT,
+        0);
+  RT_CHECK(cloudabi_sys_fd_close(g) == 0 && cloudabi_sys_fd_close(s) == 0);
+}
+
 static void hostile(void) {
   /* A socket marked closed by hand: the supervisor closes it (the
    * program asked), and its peer sees the end. */
@@ -209,6 +255,7 @@ static void hostile(void) {
   put_file(dir, "g.txt", "gggg");
   kept_then_open(R(FD_READ) | R(FD_SEEK), "same rights");
   kept_then_open(R(FD_READ), "other rights");
+  stale_then_open();
 
   /* A number never opened, marked closed: nothing happens. */
   hints[900] = CLOSE_HINT_CLOSED;
