@@ -133,19 +133,26 @@ static void eager(void) {
   RT_CHECK(cloudabi_sys_fd_close(f) == 0);
 }
 
+/* Opens that read through their mirror: the next open is mirrored at
+ * once, in file_open's answer (the supervisor's open_misses). */
+static void opens_that_read(void) {
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  for (int i = 0; i < 5; i++) {
+    cloudabi_fd_t r = open_r("f.txt");
+    RT_CHECK(cloudabi_sys_fd_read(r, &iov, 1, &n) == 0 && n == 1);
+    RT_CHECK(cloudabi_sys_fd_close(r) == 0);
+  }
+}
+
 /* A mirror kept after its close byte was flipped by hand, then a file
  * opened with rights: the number reads the new file or is inert. */
 static void kept_then_open(cloudabi_rights_t rights, const char *what) {
   char c;
   cloudabi_iovec_t iov = {&c, 1};
   size_t n;
-  /* Opens that read through their mirror: the next one is mirrored at
-   * once, in file_open's answer. */
-  for (int i = 0; i < 5; i++) {
-    cloudabi_fd_t r = open_r("f.txt");
-    RT_CHECK(cloudabi_sys_fd_read(r, &iov, 1, &n) == 0 && n == 1);
-    RT_CHECK(cloudabi_sys_fd_close(r) == 0);
-  }
+  opens_that_read();
   cloudabi_fd_t h = open_r("f.txt");
   long mh = mirrors[h];
   RT_CHECK(mh >= MIRROR_LOW && mh < MIRROR_HIGH);
@@ -181,11 +188,7 @@ static void stale_then_open(void) {
   char c;
   cloudabi_iovec_t iov = {&c, 1};
   size_t n;
-  for (int i = 0; i < 5; i++) {
-    cloudabi_fd_t r = open_r("f.txt");
-    RT_CHECK(cloudabi_sys_fd_read(r, &iov, 1, &n) == 0 && n == 1);
-    RT_CHECK(cloudabi_sys_fd_close(r) == 0);
-  }
+  opens_that_read();
   cloudabi_fd_t s;
   RT_EXPECT(open_file(dir, "s.txt", 0,
                       R(FD_READ) | R(FD_SEEK) | R(FD_STAT_PUT_FLAGS), 0, 0,
