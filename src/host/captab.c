@@ -91,6 +91,7 @@ void captab_init(struct captab *t) {
   t->hints = NULL;
   t->nhints = 0;
   t->closes_pending = NULL;
+  t->quiet_closes = 0;
 }
 
 /* Whether closing obj is seen by no one but its holder: files and
@@ -242,6 +243,7 @@ unsigned captab_take_closed(struct captab *t) {
     else
       hint(t, fd, NULL);
   }
+  t->quiet_closes += n;
   return n;
 }
 
@@ -251,6 +253,7 @@ bool captab_unhint(struct captab *t, cloudabi_fd_t fd) {
   if (__atomic_exchange_n(&t->hints[fd], 0, __ATOMIC_SEQ_CST) !=
       CLOSE_HINT_CLOSED)
     return true;
-  captab_close(t, fd);
+  if (captab_close(t, fd) == 0)
+    t->quiet_closes++;
   return false;
 }

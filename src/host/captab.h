@@ -91,6 +91,9 @@ struct captab {
   uint8_t *hints;
   uint32_t nhints;
   uint32_t *closes_pending;
+  /* Closes through the hints since the mirrors last looked (mirrors.h):
+   * counted wherever a hint is taken, at a call or at a fork. */
+  uint32_t quiet_closes;
 };
 
 /* The largest descriptor table a guest may have. */

@@ -170,8 +170,10 @@ static void process_notification(struct sup *s, int listener,
   if (s->trace != NULL)
     s->trace_hooks->call_enter(s->trace, &c);
   /* What the process closed through its close hints (trap.h) is closed
-   * before any call of its can look. */
-  if (captab_take_closed(&proc->fds) != 0)
+   * before any call of its can look; so are the mirrors of those, and of
+   * those its fork or a lend took. */
+  captab_take_closed(&proc->fds);
+  if (proc->fds.quiet_closes != 0)
     mirrors_closed(&c);
   /* A lend is taken back at its thread's next call, and a call that
    * closes or narrows its capability is answered only after (lends.h). */

@@ -280,6 +280,7 @@ void mirrors_closed(struct call *c) {
    * leaves a hint to the inert descriptor). */
   struct gproc *p = c->proc;
   struct mirrors *ms = &p->mirrors;
+  p->fds.quiet_closes = 0;
   /* A file closed, another opened, as a server does per request: the
    * answer's mirror may take the number of a mirror whose capability the
    * close removed (offer), and what it does not take goes before the

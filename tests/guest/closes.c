@@ -221,6 +221,33 @@ static void stale_then_open(void) {
   RT_CHECK(cloudabi_sys_fd_close(g) == 0 && cloudabi_sys_fd_close(s) == 0);
 }
 
+/* The same, but a fork takes the close (its child must not hold the
+ * file): the kept mirror is still gone once the parent's next call is
+ * answered. */
+static void kept_then_fork(void) {
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  opens_that_read();
+  cloudabi_fd_t h = open_r("f.txt");
+  long mh = mirrors[h];
+  RT_CHECK(mh >= MIRROR_LOW && mh < MIRROR_HIGH);
+  RT_CHECK(cloudabi_sys_fd_read(h, &iov, 1, &n) == 0 && c == 'f');
+  hints[h] = CLOSE_HINT_CLOSED;
+  *pending = 1;
+  cloudabi_fd_t pd;
+  RT_CHECK(rt_proc_fork(&pd) == 0);
+  if (pd == CLOUDABI_PROCESS_CHILD)
+    cloudabi_sys_proc_exit(stat_of(h) == CLOUDABI_EBADF ? 7 : 8);
+  /* proc_fork's answer was the parent's next call (pd may be h's number,
+   * whose stale vDSO entry would make wait_child's close close mh). */
+  check("fork", "kept mirror is the inert descriptor",
+        (unsigned)-rt_raw_syscall(0, mh, (long)&c, 1, 0, 0, 0), 22);
+  check("fork", "child lacks the file closed before",
+        wait_child(pd) == 7 ? 0 : WRONG_RESULT, 0);
+  check("fork", "closed file gone", stat_of(h), CLOUDABI_EBADF);
+}
+
 static void hostile(void) {
   /* A socket marked closed by hand: the supervisor closes it (the
    * program asked), and its peer sees the end. */
@@ -259,6 +286,7 @@ static void hostile(void) {
   kept_then_open(R(FD_READ) | R(FD_SEEK), "same rights");
   kept_then_open(R(FD_READ), "other rights");
   stale_then_open();
+  kept_then_fork();
 
   /* A number never opened, marked closed: nothing happens. */
   hints[900] = CLOSE_HINT_CLOSED;
