@@ -146,19 +146,30 @@ static void opens_that_read(void) {
   }
 }
 
+/* f.txt opened and read through its mirror, then its close byte flipped
+ * by hand with the mirror kept: its number, and the mirror's. */
+static long kept_mirror(cloudabi_fd_t *h) {
+  char c;
+  cloudabi_iovec_t iov = {&c, 1};
+  size_t n;
+  opens_that_read();
+  *h = open_r("f.txt");
+  long mh = mirrors[*h];
+  RT_CHECK(mh >= MIRROR_LOW && mh < MIRROR_HIGH);
+  RT_CHECK(cloudabi_sys_fd_read(*h, &iov, 1, &n) == 0 && c == 'f');
+  hints[*h] = CLOSE_HINT_CLOSED;
+  *pending = 1;
+  return mh;
+}
+
 /* A mirror kept after its close byte was flipped by hand, then a file
  * opened with rights: the number reads the new file or is inert. */
 static void kept_then_open(cloudabi_rights_t rights, const char *what) {
   char c;
   cloudabi_iovec_t iov = {&c, 1};
   size_t n;
-  opens_that_read();
-  cloudabi_fd_t h = open_r("f.txt");
-  long mh = mirrors[h];
-  RT_CHECK(mh >= MIRROR_LOW && mh < MIRROR_HIGH);
-  RT_CHECK(cloudabi_sys_fd_read(h, &iov, 1, &n) == 0 && c == 'f');
-  hints[h] = CLOSE_HINT_CLOSED;
-  *pending = 1;
+  cloudabi_fd_t h;
+  long mh = kept_mirror(&h);
   cloudabi_fd_t g;
   RT_EXPECT(open_file(dir, "g.txt", 0, rights, 0, 0, &g), 0);
   /* Before any other trapped call, which would take it back too. */
@@ -226,15 +237,8 @@ static void stale_then_open(void) {
  * answered. */
 static void kept_then_fork(void) {
   char c;
-  cloudabi_iovec_t iov = {&c, 1};
-  size_t n;
-  opens_that_read();
-  cloudabi_fd_t h = open_r("f.txt");
-  long mh = mirrors[h];
-  RT_CHECK(mh >= MIRROR_LOW && mh < MIRROR_HIGH);
-  RT_CHECK(cloudabi_sys_fd_read(h, &iov, 1, &n) == 0 && c == 'f');
-  hints[h] = CLOSE_HINT_CLOSED;
-  *pending = 1;
+  cloudabi_fd_t h;
+  long mh = kept_mirror(&h);
   cloudabi_fd_t pd;
   RT_CHECK(rt_proc_fork(&pd) == 0);
   if (pd == CLOUDABI_PROCESS_CHILD)
