@@ -169,12 +169,9 @@ static void process_notification(struct sup *s, int listener,
   s->stats.calls[sysno]++;
   if (s->trace != NULL)
     s->trace_hooks->call_enter(s->trace, &c);
-  /* What the process closed through its close hints (trap.h) is closed
-   * before any call of its can look; so are the mirrors of those, and of
-   * those its fork or a lend took. */
-  captab_take_closed(&proc->fds);
-  if (proc->fds.quiet_closes != 0)
-    mirrors_closed(&c);
+  /* What the process closed through its close hints is closed before
+   * any call of its can look. */
+  mirrors_take_closed(&c);
   /* A lend is taken back at its thread's next call, and a call that
    * closes or narrows its capability is answered only after (lends.h). */
   lends_settle(&c);

@@ -52,6 +52,14 @@ void mirrors_settle_inherited(struct call *c);
 /* Before c is dispatched, after descriptors closed without a trap were
  * closed: their mirrors become the inert descriptor. */
 void mirrors_closed(struct call *c);
+/* Before c is dispatched: what its process closed through its close
+ * hints (trap.h) is closed, and the mirrors of every close taken from the
+ * hints since the last call (here, at a fork or at a lend) are looked at. */
+static inline void mirrors_take_closed(struct call *c) {
+  captab_take_closed(&c->proc->fds);
+  if (c->proc->fds.quiet_closes != 0)
+    mirrors_closed(c);
+}
 /* Before c is dispatched: a forked child's inherited mirrors go. */
 static inline void mirrors_before(struct call *c) {
   if (c->proc != NULL && c->proc->mirrors.inherited)

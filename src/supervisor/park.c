@@ -338,11 +338,8 @@ void park_resume(struct sup *s, struct call *p) {
     return;
   }
   /* As for a new call: what the process closed without a trap first. */
-  if (p->proc != NULL) {
-    captab_take_closed(&p->proc->fds);
-    if (p->proc->fds.quiet_closes != 0)
-      mirrors_closed(p);
-  }
+  if (p->proc != NULL)
+    mirrors_take_closed(p);
   cloudabi_errno_t e = s->opts->dispatch(p);
   if (s->trace != NULL)
     s->trace_hooks->call_done(s->trace, p, e);
